@@ -1,0 +1,54 @@
+//! # blitty: the command line
+//!
+//! Parses arguments and runs one subcommand; the work itself lives in the library crates
+//! (`blitty-vt` the engine, `blitty-lab` the benchmarks). Errors are one sentence on stderr and
+//! exit status 2.
+
+mod replay;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "blitty", version, about = "A terminal stack that keeps up with its line")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Feed a recorded output stream to the engine and print the resulting screen.
+    Replay(replay::Args),
+    /// Measure speed: the engine against peer engines on built-in workloads.
+    Bench(blitty_lab::cli::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            let msg = e.to_string();
+            let first = msg.lines().next().unwrap_or("invalid arguments");
+            eprintln!("blitty: {}", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Replay(args) => replay::run(args),
+        Command::Bench(args) => blitty_lab::cli::run(args).map_err(|e| anyhow::anyhow!("{e}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("blitty: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! `blitty replay`: the whole file is read into memory, then fed to the engine in chunks, as a
+//! terminal reading a pty would receive it.
+
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use blitty_vt::Terminal;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The recorded output stream.
+    file: std::path::PathBuf,
+    /// Screen size as COLSxROWS.
+    #[arg(long, default_value = "80x24", value_parser = parse_size)]
+    size: (usize, usize),
+    /// Bytes fed per call.
+    #[arg(long, default_value_t = 65536, value_parser = clap::value_parser!(u64).range(1..))]
+    chunk: u64,
+    /// What to print when done.
+    #[arg(long, value_enum, default_value = "screen")]
+    dump: Dump,
+    /// Print bytes fed, seconds, MB/s and peak resident memory.
+    #[arg(long)]
+    stats: bool,
+    /// Scrollback lines kept.
+    #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK)]
+    scrollback: usize,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Dump {
+    Screen,
+    None,
+}
+
+/// `COLSxROWS`, each from 1 to 65534.
+pub fn parse_size(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("size must be COLSxROWS with each from 1 to 65534, got {s:?}");
+    let (c, r) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let c: usize = c.parse().map_err(|_| bad())?;
+    let r: usize = r.parse().map_err(|_| bad())?;
+    if !(1..=65534).contains(&c) || !(1..=65534).contains(&r) {
+        return Err(bad());
+    }
+    Ok((c, r))
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let data = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    if args.file.is_dir() {
+        bail!("{} is a directory", args.file.display());
+    }
+    let (cols, rows) = args.size;
+    let mut term = Terminal::with_scrollback(cols, rows, args.scrollback);
+    let start = Instant::now();
+    for chunk in data.chunks(args.chunk as usize) {
+        term.feed(chunk);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let mut out = std::io::stdout().lock();
+    if let Dump::Screen = args.dump {
+        out.write_all(term.screen().dump_text().as_bytes())?;
+    }
+    if args.stats {
+        let mb = data.len() as f64 / 1e6;
+        writeln!(out, "bytes: {}", data.len())?;
+        writeln!(out, "seconds: {secs:.6}")?;
+        writeln!(out, "MB/s: {:.1}", if secs > 0.0 { mb / secs } else { f64::INFINITY })?;
+        match peak_rss_kib() {
+            Some(kib) => writeln!(out, "peak RSS: {kib} KiB")?,
+            None => writeln!(out, "peak RSS: unknown (no /proc/self/status)")?,
+        }
+    }
+    Ok(())
+}
+
+/// VmHWM from /proc/self/status.
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

@@ -1,0 +1,7 @@
+//! # blitty-lab: the benchmarks
+//!
+//! Workload generators, adapters for peer engines (alacritty_terminal, vt100, libvterm when
+//! installed), and reports. Speed is measured here, side by side in one run, never in unit
+//! tests. This room may do I/O and time things; it never changes the engine's behaviour.
+
+pub mod cli;

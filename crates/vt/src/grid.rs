@@ -1,0 +1,448 @@
+//! Screen memory: a slab of rows, addressed through a ring of row ids.
+//!
+//! ```text
+//!  lines (VecDeque<u32>, logical order)        cells (one slab, `cols` cells per physical row)
+//!  ┌────┬────┬─────┬────┬────┬─────┬────┐       row id 0: [c c c c ... ]
+//!  │ h0 │ h1 │ ... │ v0 │ v1 │ ... │ vN │       row id 1: [c c c c ... ]
+//!  └────┴────┴─────┴────┴────┴─────┴────┘       ...
+//!   oldest history ─►  visible rows, top to bottom
+//! ```
+//! Invariants: `lines.len() == history_len + rows`; every row id is in exactly one of `lines`
+//! and `free`; `cells.len() == ids_allocated * cols`. Scrolling the whole screen up pushes a
+//! row id onto the back of `lines` (the old top row becomes the newest history line without
+//! being copied) and, once history is at its cap, takes the recycled id from the front: an
+//! index move plus clearing one row, and no allocation once the slab has grown to its cap.
+//!
+//! Damage lives on the physical row (`RowMeta::dirty`), so rows carry it with them when they
+//! move; a full-screen scroll only adds to `scrolled`. A presenter reads "scroll by
+//! `scrolled`, then redraw the dirty spans", which is exactly what changed.
+
+use std::collections::VecDeque;
+
+use crate::cell::Cell;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RowMeta {
+    /// The row's text continues on the next row (it was left by an automatic wrap).
+    pub wrapped: bool,
+    /// Dirty columns `[start, end)` since damage was last cleared; empty when start >= end.
+    pub dirty: (u16, u16),
+}
+
+impl RowMeta {
+    #[inline]
+    fn touch(&mut self, start: usize, end: usize) {
+        let (s, e) = (start as u16, end as u16);
+        if self.dirty.0 >= self.dirty.1 {
+            self.dirty = (s, e);
+        } else {
+            self.dirty = (self.dirty.0.min(s), self.dirty.1.max(e));
+        }
+    }
+}
+
+pub struct Grid {
+    cols: usize,
+    rows: usize,
+    history_cap: usize,
+    cells: Vec<Cell>,
+    meta: Vec<RowMeta>,
+    lines: VecDeque<u32>,
+    free: Vec<u32>,
+    /// Full-screen scrolls since damage was last cleared (saturates at `rows`).
+    scrolled: usize,
+}
+
+impl Grid {
+    pub fn new(cols: usize, rows: usize, history_cap: usize) -> Grid {
+        let mut g = Grid {
+            cols,
+            rows,
+            history_cap,
+            cells: Vec::new(),
+            meta: Vec::new(),
+            lines: VecDeque::with_capacity(rows),
+            free: Vec::new(),
+            scrolled: 0,
+        };
+        for _ in 0..rows {
+            let id = g.fresh_row(Cell::blank(0));
+            g.lines.push_back(id);
+        }
+        g
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn history_len(&self) -> usize {
+        self.lines.len() - self.rows
+    }
+
+    pub fn history_cap(&self) -> usize {
+        self.history_cap
+    }
+
+    /// Bytes held by cells, row bookkeeping and ids (for memory reports).
+    pub fn memory_bytes(&self) -> usize {
+        self.cells.capacity() * std::mem::size_of::<Cell>()
+            + self.meta.capacity() * std::mem::size_of::<RowMeta>()
+            + (self.lines.capacity() + self.free.capacity()) * 4
+    }
+
+    /// A row id that is blank: recycled from `free`, or newly allocated in the slab.
+    fn fresh_row(&mut self, blank: Cell) -> u32 {
+        match self.free.pop() {
+            Some(id) => {
+                self.reset_row(id, blank);
+                id
+            }
+            None => {
+                let id = self.meta.len() as u32;
+                self.cells.resize(self.cells.len() + self.cols, blank);
+                self.meta.push(RowMeta { wrapped: false, dirty: (0, self.cols as u16) });
+                id
+            }
+        }
+    }
+
+    #[inline]
+    fn reset_row(&mut self, id: u32, blank: Cell) {
+        let start = id as usize * self.cols;
+        self.cells[start..start + self.cols].fill(blank);
+        self.meta[id as usize] = RowMeta { wrapped: false, dirty: (0, self.cols as u16) };
+    }
+
+    #[inline]
+    fn visible_id(&self, y: usize) -> u32 {
+        self.lines[self.lines.len() - self.rows + y]
+    }
+
+    #[inline]
+    pub fn row(&self, y: usize) -> &[Cell] {
+        let start = self.visible_id(y) as usize * self.cols;
+        &self.cells[start..start + self.cols]
+    }
+
+    /// A visible row to modify; the caller marks what it changed with [`Self::touch`].
+    #[inline]
+    pub fn row_mut(&mut self, y: usize) -> &mut [Cell] {
+        let start = self.visible_id(y) as usize * self.cols;
+        &mut self.cells[start..start + self.cols]
+    }
+
+    #[inline]
+    pub fn meta(&self, y: usize) -> RowMeta {
+        self.meta[self.visible_id(y) as usize]
+    }
+
+    #[inline]
+    pub fn set_wrapped(&mut self, y: usize, wrapped: bool) {
+        let id = self.visible_id(y) as usize;
+        self.meta[id].wrapped = wrapped;
+    }
+
+    /// Marks columns `[start, end)` of visible row `y` as changed.
+    #[inline]
+    pub fn touch(&mut self, y: usize, start: usize, end: usize) {
+        let id = self.visible_id(y) as usize;
+        self.meta[id].touch(start, end);
+    }
+
+    /// A history row, 0 being the oldest.
+    pub fn history_row(&self, i: usize) -> &[Cell] {
+        let start = self.lines[i] as usize * self.cols;
+        &self.cells[start..start + self.cols]
+    }
+
+    pub fn history_wrapped(&self, i: usize) -> bool {
+        self.meta[self.lines[i] as usize].wrapped
+    }
+
+    /// Every cell in use, history and visible (for marking live style ids).
+    pub fn for_each_cell(&self, mut f: impl FnMut(Cell)) {
+        for &id in &self.lines {
+            let start = id as usize * self.cols;
+            self.cells[start..start + self.cols].iter().for_each(|&c| f(c));
+        }
+    }
+
+    pub fn scrolled(&self) -> usize {
+        self.scrolled
+    }
+
+    pub fn clear_damage(&mut self) {
+        self.scrolled = 0;
+        for y in 0..self.rows {
+            let id = self.visible_id(y) as usize;
+            self.meta[id].dirty = (0, 0);
+        }
+    }
+
+    pub fn damage_all(&mut self) {
+        for y in 0..self.rows {
+            self.touch(y, 0, self.cols);
+        }
+    }
+
+    /// Scrolls rows `top..=bottom` up by `n`, filling with `blank`. With `save` and
+    /// `top == 0`, the rows leaving the top become history (xterm saves lines whenever the
+    /// top margin is the first row and the left/right margins are the full width).
+    pub fn scroll_up(&mut self, top: usize, bottom: usize, n: usize, blank: Cell, save: bool) {
+        let n = n.min(bottom + 1 - top);
+        let full = top == 0 && bottom + 1 == self.rows;
+        for _ in 0..n {
+            if save && top == 0 && self.history_cap > 0 {
+                // [.. h, v0, v1 .. vb, vb+1 ..] -> [.. h, v0 | v1 .. vb, NEW, vb+1 ..]
+                let id = if self.history_len() >= self.history_cap {
+                    let id = self.lines.pop_front().expect("lines hold at least the screen");
+                    self.reset_row(id, blank);
+                    id
+                } else {
+                    self.fresh_row(blank)
+                };
+                let at = self.lines.len() - self.rows + bottom + 1;
+                self.lines.insert(at, id);
+            } else {
+                let base = self.lines.len() - self.rows;
+                let id = self.lines.remove(base + top).expect("row inside the screen");
+                self.reset_row(id, blank);
+                self.lines.insert(base + bottom, id);
+            }
+        }
+        if full {
+            self.scrolled = (self.scrolled + n).min(self.rows);
+        } else {
+            for y in top..=bottom {
+                self.touch(y, 0, self.cols);
+            }
+        }
+    }
+
+    /// Scrolls rows `top..=bottom` down by `n`, filling the top with `blank`.
+    pub fn scroll_down(&mut self, top: usize, bottom: usize, n: usize, blank: Cell) {
+        let n = n.min(bottom + 1 - top);
+        for _ in 0..n {
+            let base = self.lines.len() - self.rows;
+            let id = self.lines.remove(base + bottom).expect("row inside the screen");
+            self.reset_row(id, blank);
+            self.lines.insert(base + top, id);
+        }
+        for y in top..=bottom {
+            self.touch(y, 0, self.cols);
+        }
+    }
+
+    /// Scrolls the rectangle rows `top..=bottom`, columns `left..=right` up (n > 0) or down
+    /// by moving cells: the path for scrolls inside left/right margins (DECSLRM).
+    pub fn scroll_rect(
+        &mut self,
+        top: usize,
+        bottom: usize,
+        left: usize,
+        right: usize,
+        up: bool,
+        n: usize,
+        blank: Cell,
+    ) {
+        let h = bottom + 1 - top;
+        let n = n.min(h);
+        let order: Vec<usize> = if up { (top..=bottom).collect() } else { (top..=bottom).rev().collect() };
+        for (i, &y) in order.iter().enumerate() {
+            if i + n < h {
+                let src = order[i + n];
+                let (sid, did) = (self.visible_id(src) as usize, self.visible_id(y) as usize);
+                let cols = self.cols;
+                self.cells.copy_within(sid * cols + left..sid * cols + right + 1, did * cols + left);
+            } else {
+                self.row_mut(y)[left..=right].fill(blank);
+            }
+            self.touch(y, left, right + 1);
+        }
+    }
+
+    /// Clears every visible row to `blank`.
+    pub fn clear_rows(&mut self, top: usize, bottom: usize, blank: Cell) {
+        for y in top..=bottom {
+            let id = self.visible_id(y);
+            self.reset_row(id, blank);
+        }
+    }
+
+    /// Drops all history (ED 3).
+    pub fn clear_history(&mut self) {
+        while self.history_len() > 0 {
+            let id = self.lines.pop_front().expect("history is not empty");
+            self.free.push(id);
+        }
+    }
+
+    /// Moves the top visible row into history (used when the screen loses rows on resize).
+    fn push_top_into_history(&mut self) {
+        if self.history_len() >= self.history_cap {
+            let id = self.lines.pop_front().expect("lines hold at least the screen");
+            self.free.push(id);
+        }
+        self.rows -= 1;
+    }
+
+    /// Resizes to `cols` x `rows`. Rows are truncated or padded with blanks (no reflow).
+    /// Losing rows first drops blank rows below `cursor_y`, then pushes top rows into history;
+    /// gaining rows pulls lines back from history first (as alacritty and xterm do). Returns
+    /// the cursor row after the change.
+    pub fn resize(&mut self, cols: usize, rows: usize, cursor_y: usize) -> usize {
+        let mut cursor_y = cursor_y;
+        if cols != self.cols {
+            let old = self.cols;
+            let mut cells = Vec::with_capacity(self.lines.len() * cols);
+            let mut meta = Vec::with_capacity(self.lines.len());
+            for (new_id, id) in self.lines.iter_mut().enumerate() {
+                let start = *id as usize * old;
+                let row = &self.cells[start..start + old];
+                let keep = old.min(cols);
+                let mut kept = &row[..keep];
+                // A wide character cut in half loses both halves.
+                let cut_wide = keep < old && keep > 0 && row[keep - 1].is_wide();
+                if cut_wide {
+                    kept = &row[..keep - 1];
+                }
+                cells.extend_from_slice(kept);
+                cells.resize((new_id + 1) * cols, Cell::blank(0));
+                let mut m = self.meta[*id as usize];
+                m.dirty = (0, cols as u16);
+                meta.push(m);
+                *id = new_id as u32;
+            }
+            self.cells = cells;
+            self.meta = meta;
+            self.free.clear();
+            self.cols = cols;
+        }
+        while self.rows > rows {
+            let bottom = self.rows - 1;
+            if bottom > cursor_y && self.row(bottom).iter().all(|c| c.is_blank() && c.style() == 0) {
+                let id = self.lines.pop_back().expect("visible row");
+                self.free.push(id);
+                self.rows -= 1;
+            } else {
+                self.push_top_into_history();
+                cursor_y = cursor_y.saturating_sub(1);
+            }
+        }
+        while self.rows < rows {
+            if self.history_len() > 0 {
+                self.rows += 1;
+                cursor_y += 1;
+            } else {
+                let id = self.fresh_row(Cell::blank(0));
+                self.lines.push_back(id);
+                self.rows += 1;
+            }
+        }
+        self.scrolled = 0;
+        self.damage_all();
+        cursor_y
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put(g: &mut Grid, y: usize, s: &str) {
+        for (x, b) in s.bytes().enumerate() {
+            g.row_mut(y)[x] = Cell::ascii(b, 0);
+        }
+    }
+
+    fn text(g: &Grid, y: usize) -> String {
+        g.row(y).iter().map(|c| c.char_value().unwrap_or('?')).collect::<String>().trim_end().to_string()
+    }
+
+    fn hist(g: &Grid) -> Vec<String> {
+        (0..g.history_len())
+            .map(|i| g.history_row(i).iter().filter_map(|c| c.char_value()).collect::<String>().trim_end().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn full_scroll_moves_the_top_row_into_history_without_copying() {
+        // before: history [], screen [a b c]; after one scroll: history [a], screen [b c _]
+        let mut g = Grid::new(4, 3, 2);
+        for (y, s) in ["a", "b", "c"].iter().enumerate() {
+            put(&mut g, y, s);
+        }
+        let slab = g.cells.len();
+        g.scroll_up(0, 2, 1, Cell::blank(0), true);
+        assert_eq!(hist(&g), ["a"]);
+        assert_eq!([text(&g, 0), text(&g, 1), text(&g, 2)], ["b", "c", ""]);
+        assert_eq!(g.scrolled(), 1);
+        // Two more: history is capped at 2, the oldest row id is recycled, nothing allocated.
+        put(&mut g, 2, "d");
+        g.scroll_up(0, 2, 1, Cell::blank(0), true);
+        put(&mut g, 2, "e");
+        g.scroll_up(0, 2, 1, Cell::blank(0), true);
+        assert_eq!(hist(&g), ["b", "c"]);
+        assert_eq!([text(&g, 0), text(&g, 1), text(&g, 2)], ["d", "e", ""]);
+        assert_eq!(g.cells.len(), slab + 2 * 4, "slab grows only until history is full");
+        g.scroll_up(0, 2, 1, Cell::blank(0), true);
+        assert_eq!(g.cells.len(), slab + 2 * 4);
+    }
+
+    #[test]
+    fn a_region_scroll_moves_only_the_rows_inside() {
+        // screen [a b c d], region rows 1..=2 up by 1 -> [a c _ d], no history
+        let mut g = Grid::new(2, 4, 10);
+        for (y, s) in ["a", "b", "c", "d"].iter().enumerate() {
+            put(&mut g, y, s);
+        }
+        g.scroll_up(1, 2, 1, Cell::blank(0), true);
+        assert_eq!((0..4).map(|y| text(&g, y)).collect::<Vec<_>>(), ["a", "c", "", "d"]);
+        assert_eq!(g.history_len(), 0);
+        g.scroll_down(0, 3, 1, Cell::blank(0));
+        assert_eq!((0..4).map(|y| text(&g, y)).collect::<Vec<_>>(), ["", "a", "c", ""]);
+    }
+
+    #[test]
+    fn a_region_at_the_top_saves_its_rows_like_xterm() {
+        // screen [a b c d], region rows 0..=1 up by 1 -> history [a], screen [b _ c d]
+        let mut g = Grid::new(2, 4, 10);
+        for (y, s) in ["a", "b", "c", "d"].iter().enumerate() {
+            put(&mut g, y, s);
+        }
+        g.scroll_up(0, 1, 1, Cell::blank(0), true);
+        assert_eq!(hist(&g), ["a"]);
+        assert_eq!((0..4).map(|y| text(&g, y)).collect::<Vec<_>>(), ["b", "", "c", "d"]);
+    }
+
+    #[test]
+    fn damage_travels_with_rows_on_a_full_scroll() {
+        let mut g = Grid::new(4, 3, 10);
+        g.clear_damage();
+        g.touch(2, 1, 2);
+        g.scroll_up(0, 2, 1, Cell::blank(0), true);
+        assert_eq!(g.meta(1).dirty, (1, 2), "row 2's damage is now on row 1");
+        assert_eq!(g.meta(2).dirty, (0, 4), "the new row is dirty");
+        assert_eq!(g.meta(0).dirty.0, g.meta(0).dirty.1, "row 0 is clean");
+    }
+
+    #[test]
+    fn resize_keeps_text_and_moves_rows_through_history() {
+        let mut g = Grid::new(4, 3, 10);
+        for (y, s) in ["abcd", "ef", "gh"].iter().enumerate() {
+            put(&mut g, y, s);
+        }
+        let cy = g.resize(2, 2, 2);
+        assert_eq!(cy, 1);
+        assert_eq!(hist(&g), ["ab"]);
+        assert_eq!([text(&g, 0), text(&g, 1)], ["ef", "gh"]);
+        let cy = g.resize(3, 3, cy);
+        assert_eq!(cy, 2);
+        assert_eq!([text(&g, 0), text(&g, 1), text(&g, 2)], ["ab", "ef", "gh"]);
+    }
+}

@@ -1,0 +1,582 @@
+//! The DEC/ANSI parser (Paul Williams' state machine, vt100.net "A parser for DEC's
+//! ANSI-compatible video terminals"), reading UTF-8.
+//!
+//! In the ground state, runs of printable ASCII are found with a vectorised scan and handed
+//! to [`Perform::print_ascii`] whole; everything else goes through the state machine one byte
+//! (or, for UTF-8, one scalar value) at a time. All state survives between calls, so input may
+//! be split anywhere, including inside a UTF-8 sequence or an escape sequence. Nothing here
+//! allocates per byte: parameters live in a fixed array and OSC payloads in one reused buffer
+//! with a cap.
+//!
+//! UTF-8 decoding follows the Unicode "maximal subpart" practice: each invalid byte, or
+//! truncated sequence, becomes one U+FFFD and the byte that broke the sequence is read again.
+//! C1 controls are recognised as the scalar values U+0080..U+009F (as xterm does in UTF-8
+//! mode); raw bytes 0x80..0x9F are not valid UTF-8 and print as U+FFFD.
+
+use crate::scan;
+
+/// The most parameters kept for one sequence; later ones are dropped (xterm keeps 30).
+pub const MAX_PARAMS: usize = 32;
+/// The longest OSC payload accepted; a longer one is discarded whole.
+pub const MAX_OSC: usize = 4096;
+
+/// What the parser recognises; the screen implements it.
+pub trait Perform {
+    /// A run of printable ASCII bytes (0x20..=0x7E), in the ground state.
+    fn print_ascii(&mut self, run: &[u8]);
+    /// One printable character that is not ASCII.
+    fn print(&mut self, c: char);
+    /// A C0 control (0x00..=0x1F, except ESC, CAN and SUB) or C1 control (0x80..=0x9F).
+    fn execute(&mut self, control: u8);
+    fn esc_dispatch(&mut self, intermediates: &[u8], final_byte: u8);
+    fn csi_dispatch(&mut self, params: &Params, private: u8, intermediates: &[u8], final_byte: u8);
+    fn osc_dispatch(&mut self, payload: &[u8]);
+    /// A DCS sequence's header was read; its data is discarded (no DCS function is supported).
+    fn dcs_hook(&mut self, _params: &Params, _private: u8, _intermediates: &[u8], _final_byte: u8) {}
+}
+
+/// CSI/DCS parameters: numbers separated by `;`, sub-parameters by `:`. An empty parameter
+/// reads as 0, which every control function treats as its default.
+#[derive(Clone, Debug, Default)]
+pub struct Params {
+    vals: [u16; MAX_PARAMS],
+    /// Bit i set: parameter i followed a `:` (it is a sub-parameter of the one before).
+    sub: u32,
+    len: usize,
+}
+
+impl Params {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Parameter `i`, or `default` when it is missing or 0.
+    pub fn get(&self, i: usize, default: u16) -> u16 {
+        match self.vals[..self.len].get(i) {
+            Some(&v) if v != 0 => v,
+            _ => default,
+        }
+    }
+
+    /// Parameter `i` as given (0 when missing).
+    pub fn raw(&self, i: usize) -> u16 {
+        self.vals[..self.len].get(i).copied().unwrap_or(0)
+    }
+
+    /// The parameters grouped with their sub-parameters: `38:2::1:2:3;1` gives
+    /// `[38, 2, 0, 1, 2, 3]` then `[1]`.
+    pub fn groups(&self) -> impl Iterator<Item = &[u16]> {
+        let mut start = 0;
+        std::iter::from_fn(move || {
+            if start >= self.len {
+                return None;
+            }
+            let mut end = start + 1;
+            while end < self.len && self.sub & (1 << end) != 0 {
+                end += 1;
+            }
+            let group = &self.vals[start..end];
+            start = end;
+            Some(group)
+        })
+    }
+
+    /// Whether parameter `i` came after a `:`.
+    pub fn is_sub(&self, i: usize) -> bool {
+        i < self.len && self.sub & (1 << i) != 0
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.sub = 0;
+    }
+
+    fn push(&mut self, sub: bool) {
+        if self.len < MAX_PARAMS {
+            self.vals[self.len] = 0;
+            if sub {
+                self.sub |= 1 << self.len;
+            }
+            self.len += 1;
+        }
+    }
+
+    fn digit(&mut self, d: u8) {
+        if self.len == 0 {
+            self.push(false);
+        }
+        let v = &mut self.vals[self.len - 1];
+        *v = v.saturating_mul(10).saturating_add((d - b'0') as u16);
+    }
+
+    fn separator(&mut self, colon: bool) {
+        if self.len == 0 {
+            self.push(false);
+        }
+        self.push(colon);
+    }
+}
+
+/// An instance of the state machine's states (named as on vt100.net).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Ground,
+    Escape,
+    EscapeIntermediate,
+    CsiEntry,
+    CsiParam,
+    CsiIntermediate,
+    CsiIgnore,
+    DcsEntry,
+    DcsParam,
+    DcsIntermediate,
+    DcsPassthrough,
+    DcsIgnore,
+    OscString,
+    SosPmApcString,
+}
+
+pub struct Parser {
+    state: State,
+    params: Params,
+    private: u8,
+    intermediates: [u8; 2],
+    n_intermediates: usize,
+    /// More intermediates arrived than fit: the sequence is read but not dispatched.
+    intermediate_overflow: bool,
+    osc: Vec<u8>,
+    osc_overflow: bool,
+    utf8: [u8; 4],
+    utf8_len: u8,
+    utf8_need: u8,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Parser {
+    pub fn new() -> Parser {
+        Parser {
+            state: State::Ground,
+            params: Params::default(),
+            private: 0,
+            intermediates: [0; 2],
+            n_intermediates: 0,
+            intermediate_overflow: false,
+            osc: Vec::new(),
+            osc_overflow: false,
+            utf8: [0; 4],
+            utf8_len: 0,
+            utf8_need: 0,
+        }
+    }
+
+    /// Feeds `bytes` through the state machine into `p`.
+    pub fn advance<P: Perform>(&mut self, p: &mut P, bytes: &[u8]) {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.utf8_need > 0 {
+                if self.utf8_continue(p, bytes[i]) {
+                    i += 1;
+                }
+                continue;
+            }
+            if self.state == State::Ground {
+                let n = scan::printable_ascii_len(&bytes[i..]);
+                if n > 0 {
+                    p.print_ascii(&bytes[i..i + n]);
+                    i += n;
+                    continue;
+                }
+            }
+            let b = bytes[i];
+            i += 1;
+            if b < 0x80 {
+                self.ascii(p, b);
+            } else {
+                self.utf8_start(p, b);
+            }
+        }
+    }
+
+    fn utf8_start<P: Perform>(&mut self, p: &mut P, b: u8) {
+        let need = match b {
+            0xc2..=0xdf => 1,
+            0xe0..=0xef => 2,
+            0xf0..=0xf4 => 3,
+            _ => return self.scalar(p, '\u{fffd}'),
+        };
+        self.utf8[0] = b;
+        self.utf8_len = 1;
+        self.utf8_need = need;
+    }
+
+    /// Takes one byte of a multi-byte sequence; returns false when the byte does not
+    /// continue it (a U+FFFD was produced and the byte must be read again).
+    fn utf8_continue<P: Perform>(&mut self, p: &mut P, b: u8) -> bool {
+        let (lo, hi) = if self.utf8_len == 1 {
+            match self.utf8[0] {
+                0xe0 => (0xa0, 0xbf),
+                0xed => (0x80, 0x9f),
+                0xf0 => (0x90, 0xbf),
+                0xf4 => (0x80, 0x8f),
+                _ => (0x80, 0xbf),
+            }
+        } else {
+            (0x80, 0xbf)
+        };
+        if !(lo..=hi).contains(&b) {
+            self.utf8_need = 0;
+            self.scalar(p, '\u{fffd}');
+            return false;
+        }
+        self.utf8[self.utf8_len as usize] = b;
+        self.utf8_len += 1;
+        self.utf8_need -= 1;
+        if self.utf8_need == 0 {
+            let s = std::str::from_utf8(&self.utf8[..self.utf8_len as usize]);
+            let c = s.ok().and_then(|s| s.chars().next()).unwrap_or('\u{fffd}');
+            self.scalar(p, c);
+        }
+        true
+    }
+
+    /// A decoded scalar value of U+0080 or above.
+    fn scalar<P: Perform>(&mut self, p: &mut P, c: char) {
+        let v = c as u32;
+        if (0x80..=0x9f).contains(&v) {
+            return self.c1(p, v as u8);
+        }
+        match self.state {
+            State::Ground => p.print(c),
+            State::OscString => {
+                let mut buf = [0u8; 4];
+                self.osc_put(c.encode_utf8(&mut buf).as_bytes());
+            }
+            _ => {}
+        }
+    }
+
+    /// C1 controls, recognised in every state (vt100.net's "anywhere" transitions).
+    fn c1<P: Perform>(&mut self, p: &mut P, b: u8) {
+        match b {
+            0x90 => self.enter(State::DcsEntry),
+            0x9b => self.enter(State::CsiEntry),
+            0x9d => self.enter(State::OscString),
+            0x98 | 0x9e | 0x9f => self.enter(State::SosPmApcString),
+            0x9c => {
+                self.end_string(p);
+                self.state = State::Ground;
+            }
+            _ => {
+                self.end_string(p);
+                p.execute(b);
+                self.state = State::Ground;
+            }
+        }
+    }
+
+    /// Leaving a string state: an OSC is dispatched.
+    fn end_string<P: Perform>(&mut self, p: &mut P) {
+        if self.state == State::OscString && !self.osc_overflow {
+            p.osc_dispatch(&self.osc);
+        }
+    }
+
+    fn enter(&mut self, state: State) {
+        match state {
+            State::Escape | State::CsiEntry | State::DcsEntry => {
+                self.params.clear();
+                self.private = 0;
+                self.n_intermediates = 0;
+                self.intermediate_overflow = false;
+            }
+            State::OscString => {
+                self.osc.clear();
+                self.osc_overflow = false;
+            }
+            _ => {}
+        }
+        self.state = state;
+    }
+
+    fn collect(&mut self, b: u8) {
+        if self.n_intermediates < self.intermediates.len() {
+            self.intermediates[self.n_intermediates] = b;
+            self.n_intermediates += 1;
+        } else {
+            self.intermediate_overflow = true;
+        }
+    }
+
+    fn osc_put(&mut self, bytes: &[u8]) {
+        if self.osc.len() + bytes.len() > MAX_OSC {
+            self.osc_overflow = true;
+        } else if !self.osc_overflow {
+            self.osc.extend_from_slice(bytes);
+        }
+    }
+
+    fn param_byte(&mut self, b: u8) {
+        match b {
+            b'0'..=b'9' => self.params.digit(b),
+            b';' => self.params.separator(false),
+            _ => self.params.separator(true),
+        }
+    }
+
+    fn csi_dispatch<P: Perform>(&mut self, p: &mut P, b: u8) {
+        if !self.intermediate_overflow {
+            p.csi_dispatch(&self.params, self.private, &self.intermediates[..self.n_intermediates], b);
+        }
+        self.state = State::Ground;
+    }
+
+    fn ascii<P: Perform>(&mut self, p: &mut P, b: u8) {
+        use State::*;
+        // Transitions from anywhere.
+        match b {
+            0x18 | 0x1a => {
+                self.end_string(p);
+                self.state = Ground;
+                return;
+            }
+            0x1b => {
+                // In a string state ESC starts the string terminator (ESC \).
+                self.end_string(p);
+                self.enter(Escape);
+                return;
+            }
+            _ => {}
+        }
+        let c0 = b < 0x20;
+        match self.state {
+            Ground => {
+                if c0 {
+                    p.execute(b)
+                } else if b != 0x7f {
+                    p.print_ascii(&[b])
+                }
+            }
+            Escape => match b {
+                _ if c0 => p.execute(b),
+                0x20..=0x2f => {
+                    self.collect(b);
+                    self.state = EscapeIntermediate;
+                }
+                b'[' => self.enter(CsiEntry),
+                b']' => self.enter(OscString),
+                b'P' => self.enter(DcsEntry),
+                b'X' | b'^' | b'_' => self.enter(SosPmApcString),
+                0x7f => {}
+                _ => {
+                    p.esc_dispatch(&self.intermediates[..self.n_intermediates], b);
+                    self.state = Ground;
+                }
+            },
+            EscapeIntermediate => match b {
+                _ if c0 => p.execute(b),
+                0x20..=0x2f => self.collect(b),
+                0x7f => {}
+                _ => {
+                    if !self.intermediate_overflow {
+                        p.esc_dispatch(&self.intermediates[..self.n_intermediates], b);
+                    }
+                    self.state = Ground;
+                }
+            },
+            CsiEntry => match b {
+                _ if c0 => p.execute(b),
+                0x20..=0x2f => {
+                    self.collect(b);
+                    self.state = CsiIntermediate;
+                }
+                b'0'..=b';' => {
+                    self.param_byte(b);
+                    self.state = CsiParam;
+                }
+                b'<'..=b'?' => {
+                    self.private = b;
+                    self.state = CsiParam;
+                }
+                0x7f => {}
+                _ => self.csi_dispatch(p, b),
+            },
+            CsiParam => match b {
+                _ if c0 => p.execute(b),
+                b'0'..=b';' => self.param_byte(b),
+                b'<'..=b'?' => self.state = CsiIgnore,
+                0x20..=0x2f => {
+                    self.collect(b);
+                    self.state = CsiIntermediate;
+                }
+                0x7f => {}
+                _ => self.csi_dispatch(p, b),
+            },
+            CsiIntermediate => match b {
+                _ if c0 => p.execute(b),
+                0x20..=0x2f => self.collect(b),
+                0x30..=0x3f => self.state = CsiIgnore,
+                0x7f => {}
+                _ => self.csi_dispatch(p, b),
+            },
+            CsiIgnore => match b {
+                _ if c0 => p.execute(b),
+                0x40..=0x7e => self.state = Ground,
+                _ => {}
+            },
+            DcsEntry | DcsParam | DcsIntermediate => match b {
+                _ if c0 || b == 0x7f => {}
+                0x20..=0x2f => {
+                    self.collect(b);
+                    self.state = DcsIntermediate;
+                }
+                b'0'..=b';' if self.state != DcsIntermediate => {
+                    self.param_byte(b);
+                    self.state = DcsParam;
+                }
+                b'<'..=b'?' if self.state == DcsEntry => {
+                    self.private = b;
+                    self.state = DcsParam;
+                }
+                0x30..=0x3f => self.state = DcsIgnore,
+                _ => {
+                    if !self.intermediate_overflow {
+                        p.dcs_hook(&self.params, self.private, &self.intermediates[..self.n_intermediates], b);
+                    }
+                    self.state = DcsPassthrough;
+                }
+            },
+            DcsPassthrough | DcsIgnore | SosPmApcString => {}
+            OscString => match b {
+                0x07 => {
+                    self.end_string(p);
+                    self.state = Ground;
+                }
+                _ if c0 => {}
+                _ => self.osc_put(&[b]),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records what the parser recognised, as text, for assertions.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+
+    impl Perform for Log {
+        fn print_ascii(&mut self, run: &[u8]) {
+            self.0.push(format!("print {}", String::from_utf8_lossy(run)));
+        }
+        fn print(&mut self, c: char) {
+            self.0.push(format!("print {c}"));
+        }
+        fn execute(&mut self, control: u8) {
+            self.0.push(format!("exec {control:#04x}"));
+        }
+        fn esc_dispatch(&mut self, i: &[u8], f: u8) {
+            self.0.push(format!("esc {}{}", String::from_utf8_lossy(i), f as char));
+        }
+        fn csi_dispatch(&mut self, params: &Params, private: u8, i: &[u8], f: u8) {
+            let groups: Vec<String> = params.groups().map(|g| format!("{g:?}")).collect();
+            let private = if private == 0 { String::new() } else { (private as char).to_string() };
+            self.0.push(format!("csi {private}{} {}{}", groups.join(""), String::from_utf8_lossy(i), f as char));
+        }
+        fn osc_dispatch(&mut self, payload: &[u8]) {
+            self.0.push(format!("osc {}", String::from_utf8_lossy(payload)));
+        }
+    }
+
+    fn parse(chunks: &[&[u8]]) -> Vec<String> {
+        let mut p = Parser::new();
+        let mut log = Log::default();
+        for c in chunks {
+            p.advance(&mut log, c);
+        }
+        log.0
+    }
+
+    #[test]
+    fn text_controls_and_csi() {
+        assert_eq!(
+            parse(&[b"ab\r\n\x1b[1;22H\x1b[?25l"]),
+            ["print ab", "exec 0x0d", "exec 0x0a", "csi [1][22] H", "csi ?[25] l"]
+        );
+    }
+
+    #[test]
+    fn colon_subparameters_group_with_their_parameter() {
+        assert_eq!(parse(&[b"\x1b[38:2::10:20:30;1m"]), ["csi [38, 2, 0, 10, 20, 30][1] m"]);
+    }
+
+    #[test]
+    fn controls_inside_csi_are_executed_in_place() {
+        assert_eq!(parse(&[b"\x1b[1\r2H"]), ["exec 0x0d", "csi [12] H"]);
+    }
+
+    #[test]
+    fn osc_ends_with_bel_or_st_and_may_be_split() {
+        assert_eq!(parse(&[b"\x1b]0;ti", b"tle\x07"]), ["osc 0;title"]);
+        assert_eq!(parse(&[b"\x1b]2;t\x1b", b"\\x"]), ["osc 2;t", "esc \\", "print x"]);
+    }
+
+    #[test]
+    fn an_oversized_osc_is_dropped_whole() {
+        let mut s = b"\x1b]2;".to_vec();
+        s.extend(std::iter::repeat_n(b'x', MAX_OSC + 10));
+        s.extend(b"\x07ok");
+        assert_eq!(parse(&[&s]), ["print ok"]);
+    }
+
+    #[test]
+    fn utf8_split_across_reads_decodes_once() {
+        let s = "é字😀".as_bytes();
+        for cut in 0..s.len() {
+            assert_eq!(parse(&[&s[..cut], &s[cut..]]), ["print é", "print 字", "print 😀"], "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_becomes_replacement_characters() {
+        // A truncated 3-byte sequence, a lone continuation byte, an overlong lead byte.
+        assert_eq!(parse(&[b"\xe5\x97a\x80\xc0"]), ["print \u{fffd}", "print a", "print \u{fffd}", "print \u{fffd}"]);
+    }
+
+    #[test]
+    fn c1_csi_as_a_scalar_value_starts_a_sequence() {
+        assert_eq!(parse(&["\u{9b}2J".as_bytes()]), ["csi [2] J"]);
+    }
+
+    #[test]
+    fn too_many_parameters_are_dropped_not_stored() {
+        let mut s = b"\x1b[".to_vec();
+        for _ in 0..100 {
+            s.extend(b"1;");
+        }
+        s.push(b'm');
+        let out = parse(&[&s]);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].matches('[').count(), MAX_PARAMS);
+    }
+
+    #[test]
+    fn can_and_sub_abort_a_sequence() {
+        assert_eq!(parse(&[b"\x1b[12\x18x"]), ["print x"]);
+    }
+
+    #[test]
+    fn dcs_and_apc_payloads_are_swallowed() {
+        assert_eq!(parse(&[b"\x1bP1$qm\x1b\\a\x1b_hidden\x1b\\b"]), ["esc \\", "print a", "esc \\", "print b"]);
+    }
+}

@@ -1,0 +1,278 @@
+//! Colours, attributes, styles, and the interning tables that keep cells small.
+//!
+//! A [`Style`] is everything SGR (and OSC 8) can attach to a cell. Cells hold a `u32` id
+//! into a [`StyleTable`]; the same table shape ([`Interner`]) holds grapheme clusters and
+//! hyperlink targets. Interners never grow without bound: when one reaches its threshold the
+//! screen marks the ids its cells still use and the interner frees the rest
+//! ([`Interner::sweep`]); the threshold then becomes twice what survived, so collection is
+//! amortised O(1) per new entry and memory stays proportional to the cells that exist.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+/// A colour as SGR sets it: the terminal default, one of 256 palette entries, or RGB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Color {
+    #[default]
+    Default,
+    Indexed(u8),
+    Rgb(u8, u8, u8),
+}
+
+/// SGR attributes other than colours, as bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Attrs(pub u16);
+
+impl Attrs {
+    pub const BOLD: u16 = 1 << 0;
+    pub const DIM: u16 = 1 << 1;
+    pub const ITALIC: u16 = 1 << 2;
+    pub const BLINK: u16 = 1 << 3;
+    pub const RAPID_BLINK: u16 = 1 << 4;
+    pub const INVERSE: u16 = 1 << 5;
+    pub const HIDDEN: u16 = 1 << 6;
+    pub const STRIKE: u16 = 1 << 7;
+    pub const OVERLINE: u16 = 1 << 8;
+    /// DECSCA: protected from DECSED/DECSEL (selective erase).
+    pub const PROTECTED: u16 = 1 << 9;
+    const UNDERLINE_SHIFT: u16 = 12;
+    const UNDERLINE_MASK: u16 = 0b111 << Self::UNDERLINE_SHIFT;
+
+    pub fn has(self, bit: u16) -> bool {
+        self.0 & bit != 0
+    }
+
+    pub fn set(&mut self, bit: u16, on: bool) {
+        if on {
+            self.0 |= bit
+        } else {
+            self.0 &= !bit
+        }
+    }
+
+    pub fn underline(self) -> Underline {
+        Underline::from_bits((self.0 & Self::UNDERLINE_MASK) >> Self::UNDERLINE_SHIFT)
+    }
+
+    pub fn set_underline(&mut self, u: Underline) {
+        self.0 = (self.0 & !Self::UNDERLINE_MASK) | ((u as u16) << Self::UNDERLINE_SHIFT);
+    }
+}
+
+/// Underline styles (SGR 4, 4:0..4:5, 21, 24).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u16)]
+pub enum Underline {
+    #[default]
+    None = 0,
+    Single = 1,
+    Double = 2,
+    Curly = 3,
+    Dotted = 4,
+    Dashed = 5,
+}
+
+impl Underline {
+    fn from_bits(b: u16) -> Underline {
+        match b {
+            1 => Underline::Single,
+            2 => Underline::Double,
+            3 => Underline::Curly,
+            4 => Underline::Dotted,
+            5 => Underline::Dashed,
+            _ => Underline::None,
+        }
+    }
+}
+
+/// Everything a cell can carry besides its character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Style {
+    pub fg: Color,
+    pub bg: Color,
+    pub underline_color: Color,
+    pub attrs: Attrs,
+    /// 0 for none, else 1 + an id in the hyperlink table.
+    pub link: u32,
+}
+
+/// A small, fast hash (the multiply-rotate of Firefox and rustc) for interning keys that no
+/// adversary can pick to collide badly: a flood of collisions would only slow interning.
+#[derive(Default)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut buf = [0u8; 8];
+            buf[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(buf));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64)
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.write_u64(i as u64)
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64)
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64)
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// A table of distinct values addressed by `u32` ids, with mark-and-sweep reclamation.
+/// Ids below `pinned` are never freed (the default style is id 0).
+pub struct Interner<T: Hash + Eq + Clone> {
+    items: Vec<Option<T>>,
+    ids: FxMap<T, u32>,
+    free: Vec<u32>,
+    pinned: u32,
+    threshold: usize,
+    min_threshold: usize,
+}
+
+impl<T: Hash + Eq + Clone> Interner<T> {
+    pub fn new(pinned: &[T], min_threshold: usize) -> Self {
+        let mut me = Interner {
+            items: Vec::new(),
+            ids: FxMap::default(),
+            free: Vec::new(),
+            pinned: pinned.len() as u32,
+            threshold: min_threshold,
+            min_threshold,
+        };
+        for p in pinned {
+            me.insert_new(p.clone());
+        }
+        me
+    }
+
+    pub fn get(&self, id: u32) -> Option<&T> {
+        self.items.get(id as usize).and_then(|v| v.as_ref())
+    }
+
+    pub fn lookup(&self, value: &T) -> Option<u32> {
+        self.ids.get(value).copied()
+    }
+
+    /// Whether inserting a new value should first be preceded by a collection.
+    pub fn wants_collection(&self) -> bool {
+        self.free.is_empty() && self.items.len() >= self.threshold
+    }
+
+    /// The id of `value`, adding it if new. Callers run a collection first when
+    /// [`Self::wants_collection`] says so.
+    pub fn intern(&mut self, value: &T) -> u32 {
+        if let Some(&id) = self.ids.get(value) {
+            return id;
+        }
+        self.insert_new(value.clone())
+    }
+
+    fn insert_new(&mut self, value: T) -> u32 {
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.items[id as usize] = Some(value.clone());
+                id
+            }
+            None => {
+                self.items.push(Some(value.clone()));
+                (self.items.len() - 1) as u32
+            }
+        };
+        self.ids.insert(value, id);
+        id
+    }
+
+    /// The number of id slots, live or free: marks are indexed by id below this.
+    pub fn capacity(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Frees every id not marked (and not pinned); `live[id]` says whether id is in use.
+    pub fn sweep(&mut self, live: &[bool]) {
+        let mut kept = 0;
+        for id in self.pinned as usize..self.items.len() {
+            if live.get(id).copied().unwrap_or(false) {
+                kept += 1;
+            } else if let Some(v) = self.items[id].take() {
+                self.ids.remove(&v);
+                self.free.push(id as u32);
+            }
+        }
+        self.threshold = (2 * kept).max(self.min_threshold);
+    }
+
+    /// Live entries (for tests and memory reports).
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Drops everything but the pinned entries.
+    pub fn clear(&mut self) {
+        let none = vec![false; self.items.len()];
+        self.sweep(&none);
+    }
+}
+
+/// Cell styles: id 0 is always [`Style::default`].
+pub type StyleTable = Interner<Style>;
+
+pub fn new_style_table() -> StyleTable {
+    Interner::new(&[Style::default()], 4096)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_is_stable_and_sweep_frees_unmarked_ids() {
+        let mut t = new_style_table();
+        let red = Style { fg: Color::Indexed(1), ..Style::default() };
+        let blue = Style { fg: Color::Rgb(0, 0, 255), ..Style::default() };
+        let r = t.intern(&red);
+        let b = t.intern(&blue);
+        assert_eq!(t.intern(&red), r);
+        assert_ne!(r, b);
+        let mut live = vec![false; t.capacity()];
+        live[b as usize] = true;
+        t.sweep(&live);
+        assert_eq!(t.get(r as usize as u32), None);
+        assert_eq!(t.get(b), Some(&blue));
+        assert_eq!(t.get(0), Some(&Style::default()), "the default style is pinned");
+        assert_eq!(t.intern(&red), r, "a freed id is reused");
+    }
+
+    #[test]
+    fn underline_style_packs_beside_other_attributes() {
+        let mut a = Attrs::default();
+        a.set(Attrs::BOLD, true);
+        a.set_underline(Underline::Curly);
+        assert_eq!(a.underline(), Underline::Curly);
+        assert!(a.has(Attrs::BOLD));
+        a.set_underline(Underline::None);
+        assert!(a.has(Attrs::BOLD) && a.underline() == Underline::None);
+    }
+}

@@ -1,0 +1,180 @@
+//! Cursor motion (CUU CUD CUF CUB CNL CPL CHA HPA VPA CUP HVP HPR VPR, BS, CR), line
+//! motion that may scroll (IND RI NEL, LF), and tab stops (HT HTS TBC CHT CBT).
+//! Every motion clears xterm's pending wrap.
+
+use super::Screen;
+
+pub(super) fn default_tabs(cols: usize) -> Vec<bool> {
+    (0..cols).map(|x| x > 0 && x % 8 == 0).collect()
+}
+
+pub(super) fn resize_tabs(tabs: &mut Vec<bool>, cols: usize) {
+    let old = tabs.len();
+    tabs.resize(cols, false);
+    for (x, t) in tabs.iter_mut().enumerate().skip(old) {
+        *t = x % 8 == 0;
+    }
+}
+
+impl Screen {
+    fn goto(&mut self, x: usize, y: usize) {
+        self.cursor.x = x.min(self.cols - 1);
+        self.cursor.y = y.min(self.rows - 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// CUU (CSI Ps A): up `n`, stopping at the top margin if the cursor is below it.
+    pub(crate) fn cursor_up(&mut self, n: usize) {
+        let stop = if self.cursor.y >= self.top { self.top } else { 0 };
+        self.goto(self.cursor.x, self.cursor.y.saturating_sub(n).max(stop));
+    }
+
+    /// CUD (CSI Ps B), VPR (CSI Ps e): down `n`, stopping at the bottom margin if above it.
+    pub(crate) fn cursor_down(&mut self, n: usize) {
+        let stop = if self.cursor.y <= self.bottom { self.bottom } else { self.rows - 1 };
+        self.goto(self.cursor.x, self.cursor.y.saturating_add(n).min(stop));
+    }
+
+    /// CUF (CSI Ps C), HPR (CSI Ps a): right `n`, stopping at the right margin if left of it.
+    pub(crate) fn cursor_forward(&mut self, n: usize) {
+        let stop = if self.cursor.x <= self.right { self.right } else { self.cols - 1 };
+        self.goto(self.cursor.x.saturating_add(n).min(stop), self.cursor.y);
+    }
+
+    /// CUB (CSI Ps D), BS: left `n`, stopping at the left margin if right of it.
+    pub(crate) fn cursor_backward(&mut self, n: usize) {
+        let stop = if self.cursor.x >= self.left { self.left } else { 0 };
+        self.goto(self.cursor.x.saturating_sub(n).max(stop), self.cursor.y);
+    }
+
+    /// CNL (CSI Ps E): down `n`, then to the left margin.
+    pub(crate) fn cursor_next_line(&mut self, n: usize) {
+        self.cursor_down(n);
+        self.carriage_return();
+    }
+
+    /// CPL (CSI Ps F): up `n`, then to the left margin.
+    pub(crate) fn cursor_previous_line(&mut self, n: usize) {
+        self.cursor_up(n);
+        self.carriage_return();
+    }
+
+    /// CHA (CSI Ps G), HPA (CSI Ps `): to column `col` (1-based), relative to the left margin
+    /// in origin mode.
+    pub(crate) fn cursor_column(&mut self, col: usize) {
+        let x = if self.modes.origin { (self.left + col - 1).min(self.right) } else { col - 1 };
+        self.goto(x, self.cursor.y);
+    }
+
+    /// VPA (CSI Ps d): to row `row` (1-based), relative to the top margin in origin mode.
+    pub(crate) fn cursor_row(&mut self, row: usize) {
+        let y = if self.modes.origin { (self.top + row - 1).min(self.bottom) } else { row - 1 };
+        self.goto(self.cursor.x, y);
+    }
+
+    /// CUP (CSI Ps ; Ps H), HVP (CSI Ps ; Ps f): to row and column (1-based), relative to
+    /// and confined by the margins in origin mode.
+    pub(crate) fn cursor_position(&mut self, row: usize, col: usize) {
+        if self.modes.origin {
+            let y = (self.top + row - 1).min(self.bottom);
+            let x = (self.left + col - 1).min(self.right);
+            self.goto(x, y);
+        } else {
+            self.goto(col - 1, row - 1);
+        }
+    }
+
+    /// CR: to the left margin, or to column 0 when the cursor is left of the margin.
+    pub(crate) fn carriage_return(&mut self) {
+        let x = if self.cursor.x >= self.left { self.left } else { 0 };
+        self.goto(x, self.cursor.y);
+    }
+
+    /// IND (ESC D), LF, VT, FF: down one line; on the bottom margin (inside the left/right
+    /// margins) the scroll region scrolls up instead.
+    pub(crate) fn index(&mut self) {
+        self.cursor.pending_wrap = false;
+        if self.cursor.y == self.bottom {
+            if self.in_lr(self.cursor.x) {
+                self.scroll_region_up(1);
+            }
+        } else if self.cursor.y + 1 < self.rows {
+            self.cursor.y += 1;
+        }
+    }
+
+    /// LF, VT, FF: IND, plus CR in newline mode (LNM).
+    pub(crate) fn line_feed(&mut self) {
+        self.index();
+        if self.modes.newline {
+            self.carriage_return();
+        }
+    }
+
+    /// RI (ESC M): up one line; on the top margin the scroll region scrolls down instead.
+    pub(crate) fn reverse_index(&mut self) {
+        self.cursor.pending_wrap = false;
+        if self.cursor.y == self.top {
+            if self.in_lr(self.cursor.x) {
+                self.scroll_region_down(1);
+            }
+        } else if self.cursor.y > 0 {
+            self.cursor.y -= 1;
+        }
+    }
+
+    /// NEL (ESC E): CR then IND.
+    pub(crate) fn next_line(&mut self) {
+        self.carriage_return();
+        self.index();
+    }
+
+    /// HT, CHT (CSI Ps I): to the `n`th next tab stop, stopping at the right margin (or the
+    /// last column when right of it).
+    pub(crate) fn tab_forward(&mut self, n: usize) {
+        let stop = if self.cursor.x <= self.right { self.right } else { self.cols - 1 };
+        let mut x = self.cursor.x;
+        for _ in 0..n {
+            while x < stop {
+                x += 1;
+                if self.tabs[x] {
+                    break;
+                }
+            }
+        }
+        // xterm keeps the pending-wrap state when a tab cannot move the cursor.
+        if x != self.cursor.x {
+            self.goto(x, self.cursor.y);
+        }
+    }
+
+    /// CBT (CSI Ps Z): to the `n`th previous tab stop, stopping at the left margin (or column
+    /// 0 when left of it).
+    pub(crate) fn tab_backward(&mut self, n: usize) {
+        let stop = if self.cursor.x >= self.left { self.left } else { 0 };
+        let mut x = self.cursor.x;
+        for _ in 0..n {
+            while x > stop {
+                x -= 1;
+                if self.tabs[x] {
+                    break;
+                }
+            }
+        }
+        self.goto(x, self.cursor.y);
+    }
+
+    /// HTS (ESC H): a tab stop at the cursor's column.
+    pub(crate) fn set_tab(&mut self) {
+        self.tabs[self.cursor.x] = true;
+    }
+
+    /// TBC (CSI Ps g): 0 clears the stop at the cursor, 3 clears all stops.
+    pub(crate) fn clear_tabs(&mut self, which: u16) {
+        match which {
+            0 => self.tabs[self.cursor.x] = false,
+            3 => self.tabs.iter_mut().for_each(|t| *t = false),
+            _ => {}
+        }
+    }
+}

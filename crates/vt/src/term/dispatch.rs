@@ -1,0 +1,122 @@
+//! The table from recognised sequences to control functions. Parameters of 0 or missing
+//! take each function's default (1 for counts and positions).
+
+use super::Screen;
+use crate::parser::{Params, Perform};
+
+impl Perform for Screen {
+    #[inline]
+    fn print_ascii(&mut self, run: &[u8]) {
+        self.print_ascii_run(run);
+    }
+
+    fn print(&mut self, c: char) {
+        self.print_char(c);
+    }
+
+    fn execute(&mut self, control: u8) {
+        match control {
+            0x07 => self.bells += 1,         // BEL
+            0x08 => self.cursor_backward(1), // BS
+            0x09 => self.tab_forward(1),     // HT
+            0x0a..=0x0c => self.line_feed(), // LF VT FF
+            0x0d => self.carriage_return(),  // CR
+            0x0e => self.invoke_charset(1),  // SO (LS1)
+            0x0f => self.invoke_charset(0),  // SI (LS0)
+            0x84 => self.index(),            // IND
+            0x85 => self.next_line(),        // NEL
+            0x88 => self.set_tab(),          // HTS
+            0x8d => self.reverse_index(),    // RI
+            0x8e => self.single_shift(2),    // SS2
+            0x8f => self.single_shift(3),    // SS3
+            _ => {}
+        }
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], final_byte: u8) {
+        match (intermediates, final_byte) {
+            ([], b'7') => self.save_cursor(),                    // DECSC
+            ([], b'8') => self.restore_cursor(),                 // DECRC
+            ([], b'D') => self.index(),                          // IND
+            ([], b'E') => self.next_line(),                      // NEL
+            ([], b'H') => self.set_tab(),                        // HTS
+            ([], b'M') => self.reverse_index(),                  // RI
+            ([], b'N') => self.single_shift(2),                  // SS2
+            ([], b'O') => self.single_shift(3),                  // SS3
+            ([], b'c') => self.full_reset(),                     // RIS
+            ([], b'n') => self.invoke_charset(2),                // LS2
+            ([], b'o') => self.invoke_charset(3),                // LS3
+            ([], b'=') => self.modes.application_keypad = true,  // DECKPAM
+            ([], b'>') => self.modes.application_keypad = false, // DECKPNM
+            ([b'#'], b'8') => self.alignment_test(),             // DECALN
+            ([b'('], f) => self.designate_charset(0, f),         // SCS G0
+            ([b')'], f) => self.designate_charset(1, f),         // SCS G1
+            ([b'*'], f) => self.designate_charset(2, f),         // SCS G2
+            ([b'+'], f) => self.designate_charset(3, f),         // SCS G3
+            _ => {}
+        }
+    }
+
+    fn csi_dispatch(&mut self, p: &Params, private: u8, intermediates: &[u8], final_byte: u8) {
+        let n = |i: usize| p.get(i, 1) as usize;
+        match (private, intermediates, final_byte) {
+            (0, [], b'@') => self.insert_blanks(n(0)),              // ICH
+            (0, [], b'A') => self.cursor_up(n(0)),                  // CUU
+            (0, [], b'B') => self.cursor_down(n(0)),                // CUD
+            (0, [], b'C') => self.cursor_forward(n(0)),             // CUF
+            (0, [], b'D') => self.cursor_backward(n(0)),            // CUB
+            (0, [], b'E') => self.cursor_next_line(n(0)),           // CNL
+            (0, [], b'F') => self.cursor_previous_line(n(0)),       // CPL
+            (0, [], b'G') => self.cursor_column(n(0)),              // CHA
+            (0, [], b'H') => self.cursor_position(n(0), n(1)),      // CUP
+            (0, [], b'I') => self.tab_forward(n(0)),                // CHT
+            (0, [], b'J') => self.erase_display(p.raw(0), false),   // ED
+            (b'?', [], b'J') => self.erase_display(p.raw(0), true), // DECSED
+            (0, [], b'K') => self.erase_line(p.raw(0), false),      // EL
+            (b'?', [], b'K') => self.erase_line(p.raw(0), true),    // DECSEL
+            (0, [], b'L') => self.insert_lines(n(0)),               // IL
+            (0, [], b'M') => self.delete_lines(n(0)),               // DL
+            (0, [], b'P') => self.delete_chars(n(0)),               // DCH
+            (0, [], b'S') => self.scroll_up(n(0)),                  // SU
+            // SD; with five parameters this is xterm's mouse highlight tracking, ignored.
+            (0, [], b'T') if p.len() <= 1 => self.scroll_down(n(0)),
+            (0, [], b'X') => self.erase_chars(n(0)),    // ECH
+            (0, [], b'Z') => self.tab_backward(n(0)),   // CBT
+            (0, [], b'`') => self.cursor_column(n(0)),  // HPA
+            (0, [], b'a') => self.cursor_forward(n(0)), // HPR
+            (0, [], b'b') => self.repeat_last(n(0)),    // REP
+            (0, [], b'c') if p.raw(0) == 0 => self.primary_device_attributes(), // DA1
+            (b'>', [], b'c') if p.raw(0) == 0 => self.secondary_device_attributes(), // DA2
+            (0, [], b'd') => self.cursor_row(n(0)),     // VPA
+            (0, [], b'e') => self.cursor_down(n(0)),    // VPR
+            (0, [], b'f') => self.cursor_position(n(0), n(1)), // HVP
+            (0, [], b'g') => self.clear_tabs(p.raw(0)), // TBC
+            (0, [], b'h') => (0..p.len()).for_each(|i| self.set_ansi_mode(p.raw(i), true)), // SM
+            (0, [], b'l') => (0..p.len()).for_each(|i| self.set_ansi_mode(p.raw(i), false)), // RM
+            (b'?', [], b'h') => (0..p.len()).for_each(|i| self.set_dec_mode(p.raw(i), true)), // DECSET
+            (b'?', [], b'l') => (0..p.len()).for_each(|i| self.set_dec_mode(p.raw(i), false)), // DECRST
+            (0, [], b'm') => self.select_graphic_rendition(p), // SGR
+            (0, [], b'n') => self.device_status(p.raw(0), false), // DSR
+            (b'?', [], b'n') => self.device_status(p.raw(0), true), // DSR (DEC)
+            (0, [b'!'], b'p') => self.soft_reset(),     // DECSTR
+            (0, [b'$'], b'p') => self.request_mode(p.raw(0), false), // DECRQM (ANSI)
+            (b'?', [b'$'], b'p') => self.request_mode(p.raw(0), true), // DECRQM (DEC)
+            (0, [b' '], b'q') => self.set_cursor_shape(p.raw(0)), // DECSCUSR
+            (0, [b'"'], b'q') => self.set_protection(p.raw(0)), // DECSCA
+            (0, [], b'r') => self.set_top_bottom_margins(n(0), p.get(1, self.rows as u16) as usize), // DECSTBM
+            (0, [], b's') if self.modes.left_right_margins => {
+                self.set_left_right_margins(n(0), p.get(1, self.cols as u16) as usize)
+                // DECSLRM
+            }
+            (0, [], b's') => self.save_cursor(),    // SCOSC
+            (0, [], b'u') => self.restore_cursor(), // SCORC
+            // Window manipulation (CSI Ps t), including the title reports 20 t and 21 t, is
+            // refused: a report would echo program-chosen text back as input.
+            _ => {}
+        }
+    }
+
+    fn osc_dispatch(&mut self, payload: &[u8]) {
+        self.operating_system_command(payload);
+    }
+}

@@ -1,0 +1,243 @@
+//! Erasing (ED EL ECH, DECSED DECSEL), inserting and deleting (ICH DCH IL DL), scrolling
+//! (SU SD and the scroll region behind IND/RI), and setting margins (DECSTBM DECSLRM).
+
+use super::Screen;
+use crate::cell::Cell;
+use crate::style::Attrs;
+
+impl Screen {
+    /// Scrolls the scroll region up by `n`. Lines leaving a region whose top is the first row
+    /// (full width, main screen) are kept in scrollback, as xterm does.
+    pub(crate) fn scroll_region_up(&mut self, n: usize) {
+        let blank = self.blank();
+        let (top, bottom, left, right) = (self.top, self.bottom, self.left, self.right);
+        if self.full_width() {
+            let save = !self.alt_active;
+            self.grid_mut().scroll_up(top, bottom, n, blank, save);
+        } else {
+            self.grid_mut().scroll_rect(top, bottom, left, right, true, n, blank);
+        }
+    }
+
+    /// Scrolls the scroll region down by `n` (blank lines appear at the top margin).
+    pub(crate) fn scroll_region_down(&mut self, n: usize) {
+        let blank = self.blank();
+        let (top, bottom, left, right) = (self.top, self.bottom, self.left, self.right);
+        if self.full_width() {
+            self.grid_mut().scroll_down(top, bottom, n, blank);
+        } else {
+            self.grid_mut().scroll_rect(top, bottom, left, right, false, n, blank);
+        }
+    }
+
+    /// SU (CSI Ps S): scroll up `n` lines; the cursor does not move.
+    pub(crate) fn scroll_up(&mut self, n: usize) {
+        self.scroll_region_up(n);
+    }
+
+    /// SD (CSI Ps T): scroll down `n` lines; the cursor does not move.
+    pub(crate) fn scroll_down(&mut self, n: usize) {
+        self.scroll_region_down(n);
+    }
+
+    /// IL (CSI Ps L): inserts `n` blank lines at the cursor row, pushing lines below it down
+    /// within the scroll region. Ignored outside the margins; the cursor goes to the left
+    /// margin (DEC STD 070, xterm).
+    pub(crate) fn insert_lines(&mut self, n: usize) {
+        let (x, y) = (self.cursor.x, self.cursor.y);
+        if !self.in_tb(y) || !self.in_lr(x) {
+            return;
+        }
+        let blank = self.blank();
+        let (bottom, left, right) = (self.bottom, self.left, self.right);
+        if self.full_width() {
+            self.grid_mut().scroll_down(y, bottom, n, blank);
+        } else {
+            self.grid_mut().scroll_rect(y, bottom, left, right, false, n, blank);
+        }
+        self.cursor.x = self.left;
+        self.cursor.pending_wrap = false;
+    }
+
+    /// DL (CSI Ps M): deletes `n` lines at the cursor row, pulling lines below it up within
+    /// the scroll region. Ignored outside the margins; the cursor goes to the left margin.
+    pub(crate) fn delete_lines(&mut self, n: usize) {
+        let (x, y) = (self.cursor.x, self.cursor.y);
+        if !self.in_tb(y) || !self.in_lr(x) {
+            return;
+        }
+        let blank = self.blank();
+        let (bottom, left, right) = (self.bottom, self.left, self.right);
+        if self.full_width() {
+            self.grid_mut().scroll_up(y, bottom, n, blank, false);
+        } else {
+            self.grid_mut().scroll_rect(y, bottom, left, right, true, n, blank);
+        }
+        self.cursor.x = self.left;
+        self.cursor.pending_wrap = false;
+    }
+
+    /// ICH (CSI Ps @), and IRM's insertion: `n` blanks at the cursor, shifting the rest of the
+    /// line right up to the right margin; cells pushed past it are lost.
+    pub(crate) fn insert_blanks(&mut self, n: usize) {
+        let (x, y) = (self.cursor.x, self.cursor.y);
+        if !self.in_lr(x) {
+            return;
+        }
+        let right = self.right;
+        let n = n.min(right + 1 - x);
+        let blank = self.blank();
+        let (s, _) = self.split_wide_edges(y, x, x);
+        let row = self.grid_mut().row_mut(y);
+        row.copy_within(x..right + 1 - n, x + n);
+        row[x..x + n].fill(blank);
+        if row[right].is_wide() {
+            row[right] = Cell::blank(row[right].style());
+        }
+        self.touch(y, s, right + 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// DCH (CSI Ps P): deletes `n` cells at the cursor, pulling the rest of the line (up to the
+    /// right margin) left and filling with blanks.
+    pub(crate) fn delete_chars(&mut self, n: usize) {
+        let (x, y) = (self.cursor.x, self.cursor.y);
+        if !self.in_lr(x) {
+            return;
+        }
+        let right = self.right;
+        let n = n.min(right + 1 - x);
+        let blank = self.blank();
+        let (s, _) = self.split_wide_edges(y, x, x + n);
+        let row = self.grid_mut().row_mut(y);
+        row.copy_within(x + n..right + 1, x);
+        row[right + 1 - n..=right].fill(blank);
+        if row[right].is_wide() {
+            row[right] = Cell::blank(row[right].style());
+        }
+        self.touch(y, s, right + 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// Erases cells `[start, end)` of row `y`; with `selective`, cells protected by DECSCA stay.
+    fn erase_cells(&mut self, y: usize, start: usize, end: usize, selective: bool) {
+        if start >= end {
+            return;
+        }
+        let blank = self.blank();
+        let (s, e) = self.split_wide_edges(y, start, end);
+        if selective {
+            let protected: Vec<bool> = self.grid().row(y)[start..end]
+                .iter()
+                .map(|c| self.styles.get(c.style()).is_some_and(|st| st.attrs.has(Attrs::PROTECTED)))
+                .collect();
+            let row = &mut self.grid_mut().row_mut(y)[start..end];
+            for (cell, keep) in row.iter_mut().zip(protected) {
+                if !keep {
+                    *cell = blank;
+                }
+            }
+        } else {
+            self.grid_mut().row_mut(y)[start..end].fill(blank);
+        }
+        if end == self.cols {
+            self.grid_mut().set_wrapped(y, false);
+        }
+        self.touch(y, s, e);
+    }
+
+    /// EL (CSI Ps K) and DECSEL (CSI ? Ps K): 0 erases from the cursor to the end of the line,
+    /// 1 from the start to the cursor inclusive, 2 the whole line.
+    pub(crate) fn erase_line(&mut self, mode: u16, selective: bool) {
+        let (x, y, cols) = (self.cursor.x, self.cursor.y, self.cols);
+        match mode {
+            0 => self.erase_cells(y, x, cols, selective),
+            1 => self.erase_cells(y, 0, x + 1, selective),
+            2 => self.erase_cells(y, 0, cols, selective),
+            _ => return,
+        }
+        self.cursor.pending_wrap = false;
+    }
+
+    /// ED (CSI Ps J) and DECSED (CSI ? Ps J): 0 erases from the cursor to the end of the
+    /// screen, 1 from the start to the cursor inclusive, 2 the whole screen, 3 the scrollback
+    /// (xterm's "erase saved lines"; the screen stays).
+    pub(crate) fn erase_display(&mut self, mode: u16, selective: bool) {
+        let (x, y, cols, rows) = (self.cursor.x, self.cursor.y, self.cols, self.rows);
+        match mode {
+            0 => {
+                self.erase_cells(y, x, cols, selective);
+                for row in y + 1..rows {
+                    self.erase_cells(row, 0, cols, selective);
+                }
+            }
+            1 => {
+                for row in 0..y {
+                    self.erase_cells(row, 0, cols, selective);
+                }
+                self.erase_cells(y, 0, x + 1, selective);
+            }
+            2 => {
+                if selective {
+                    (0..rows).for_each(|row| self.erase_cells(row, 0, cols, true));
+                } else {
+                    let blank = self.blank();
+                    self.grid_mut().clear_rows(0, rows - 1, blank);
+                }
+            }
+            3 => self.main.clear_history(),
+            _ => return,
+        }
+        self.cursor.pending_wrap = false;
+    }
+
+    /// ECH (CSI Ps X): erases `n` cells from the cursor, not past the end of the line; the
+    /// cursor does not move.
+    pub(crate) fn erase_chars(&mut self, n: usize) {
+        let (x, y) = (self.cursor.x, self.cursor.y);
+        let end = x.saturating_add(n).min(self.cols);
+        self.erase_cells(y, x, end, false);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// DECSTBM (CSI Ps ; Ps r): top and bottom margins (1-based, inclusive; defaults the whole
+    /// screen). Ignored unless top < bottom. The cursor goes home.
+    pub(crate) fn set_top_bottom_margins(&mut self, top: usize, bottom: usize) {
+        let bottom = bottom.min(self.rows);
+        if top >= bottom {
+            return;
+        }
+        self.top = top - 1;
+        self.bottom = bottom - 1;
+        self.cursor_position(1, 1);
+    }
+
+    /// DECSLRM (CSI Ps ; Ps s, only while DECLRMM is set): left and right margins (1-based,
+    /// inclusive). Ignored unless left < right. The cursor goes home.
+    pub(crate) fn set_left_right_margins(&mut self, left: usize, right: usize) {
+        let right = right.min(self.cols);
+        if left >= right {
+            return;
+        }
+        self.left = left - 1;
+        self.right = right - 1;
+        self.cursor_position(1, 1);
+    }
+
+    /// DECALN (ESC # 8): fills the screen with `E` in the default style, resets the margins and
+    /// homes the cursor (xterm).
+    pub(crate) fn alignment_test(&mut self) {
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        self.left = 0;
+        self.right = self.cols - 1;
+        let rows = self.rows;
+        let grid = self.grid_mut();
+        for y in 0..rows {
+            grid.row_mut(y).fill(Cell::ascii(b'E', 0));
+            grid.set_wrapped(y, false);
+        }
+        grid.damage_all();
+        self.cursor_position(1, 1);
+    }
+}

@@ -1,0 +1,463 @@
+//! Terminal semantics: what each control function does to the screen, following xterm
+//! (its "ctlseqs" document decides). One small function per control function, grouped by
+//! family in the files beside this one; [`dispatch`] maps sequences to them.
+
+mod cursor;
+mod dispatch;
+mod edit;
+mod modes;
+mod report;
+mod sgr;
+mod state;
+mod text;
+
+use crate::cell::Cell;
+use crate::grid::Grid;
+use crate::style::{new_style_table, Interner, Style, StyleTable};
+
+pub use modes::{CursorShape, Modes, MouseEncoding, MouseTracking};
+pub use state::Charset;
+
+/// The longest window title or icon name kept, in bytes.
+pub const MAX_TITLE: usize = 1024;
+/// The most reply bytes held for the host to collect; replies past it are dropped.
+pub const MAX_REPLIES: usize = 64 * 1024;
+/// The longest grapheme cluster kept in one cell, in bytes; further combining marks are dropped.
+pub const MAX_CLUSTER: usize = 64;
+/// The longest hyperlink target kept (OSC 8), in bytes; a longer link is ignored.
+pub const MAX_LINK: usize = 2048;
+/// Scrollback lines kept by default.
+pub const DEFAULT_SCROLLBACK: usize = 10_000;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    pub x: usize,
+    pub y: usize,
+    /// xterm's "pending wrap": a character was written in the last column; the next printable
+    /// character wraps first. The cursor is still reported in the last column.
+    pub pending_wrap: bool,
+}
+
+/// The current SGR state and its interned ids, computed lazily (SGR often changes several
+/// times between printed characters).
+#[derive(Clone, Copy, Debug, Default)]
+struct Pen {
+    style: Style,
+    id: Option<u32>,
+    blank: Option<u32>,
+}
+
+/// The screen: both buffers, the cursor, modes, margins, tabs and everything the control
+/// functions read or set.
+pub struct Screen {
+    cols: usize,
+    rows: usize,
+    main: Grid,
+    alt: Grid,
+    alt_active: bool,
+    cursor: Cursor,
+    pen: Pen,
+    charsets: state::Charsets,
+    saved_main: Option<state::SavedCursor>,
+    saved_alt: Option<state::SavedCursor>,
+    modes: Modes,
+    /// Scroll margins, inclusive, 0-based; left/right are the full width unless DECLRMM is set.
+    top: usize,
+    bottom: usize,
+    left: usize,
+    right: usize,
+    tabs: Vec<bool>,
+    styles: StyleTable,
+    clusters: Interner<Box<str>>,
+    links: Interner<Box<str>>,
+    title: String,
+    icon_name: String,
+    replies: Vec<u8>,
+    /// The last graphic character printed, for REP.
+    last_char: Option<char>,
+    bells: u64,
+}
+
+impl Screen {
+    pub fn new(cols: usize, rows: usize, scrollback: usize) -> Screen {
+        let (cols, rows) = (cols.clamp(1, u16::MAX as usize - 1), rows.clamp(1, u16::MAX as usize - 1));
+        Screen {
+            cols,
+            rows,
+            main: Grid::new(cols, rows, scrollback),
+            alt: Grid::new(cols, rows, 0),
+            alt_active: false,
+            cursor: Cursor::default(),
+            pen: Pen::default(),
+            charsets: state::Charsets::default(),
+            saved_main: None,
+            saved_alt: None,
+            modes: Modes::default(),
+            top: 0,
+            bottom: rows - 1,
+            left: 0,
+            right: cols - 1,
+            tabs: cursor::default_tabs(cols),
+            styles: new_style_table(),
+            clusters: Interner::new(&[], 1024),
+            links: Interner::new(&[], 256),
+            title: String::new(),
+            icon_name: String::new(),
+            replies: Vec::new(),
+            last_char: None,
+            bells: 0,
+        }
+    }
+
+    // ---- reading the screen (the presenters' API) ----
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn cursor(&self) -> Cursor {
+        self.cursor
+    }
+
+    pub fn modes(&self) -> &Modes {
+        &self.modes
+    }
+
+    /// Whether the alternate screen buffer is shown.
+    pub fn alternate_screen(&self) -> bool {
+        self.alt_active
+    }
+
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+
+    pub fn icon_name(&self) -> &str {
+        &self.icon_name
+    }
+
+    pub fn bells(&self) -> u64 {
+        self.bells
+    }
+
+    /// The scroll margins: (top, bottom, left, right), inclusive and 0-based.
+    pub fn margins(&self) -> (usize, usize, usize, usize) {
+        (self.top, self.bottom, self.left, self.right)
+    }
+
+    /// Visible row `y` (0 is the top).
+    pub fn row(&self, y: usize) -> &[Cell] {
+        self.grid().row(y)
+    }
+
+    /// Whether visible row `y` continues on the next row (an automatic wrap left it).
+    pub fn row_wrapped(&self, y: usize) -> bool {
+        self.grid().meta(y).wrapped
+    }
+
+    /// Lines of scrollback held (the main screen's; the alternate screen has none).
+    pub fn history_len(&self) -> usize {
+        self.main.history_len()
+    }
+
+    /// Scrollback line `i`, 0 being the oldest.
+    pub fn history_row(&self, i: usize) -> &[Cell] {
+        self.main.history_row(i)
+    }
+
+    pub fn style(&self, id: u32) -> Style {
+        self.styles.get(id).copied().unwrap_or_default()
+    }
+
+    /// The hyperlink target of a style's `link` field.
+    pub fn link(&self, link: u32) -> Option<&str> {
+        let key = link.checked_sub(1).and_then(|id| self.links.get(id))?;
+        // Links are interned as "id\0uri" so that equal OSC 8 ids join one link.
+        key.split_once('\0').map(|(_, uri)| uri)
+    }
+
+    /// Appends what a cell shows to `out`: nothing for the right half of a wide character.
+    pub fn push_cell_text(&self, cell: Cell, out: &mut String) {
+        if let Some(c) = cell.char_value() {
+            out.push(c);
+        } else if let Some(s) = cell.cluster_index().and_then(|i| self.clusters.get(i)) {
+            out.push_str(s);
+        }
+    }
+
+    /// Visible row `y` as text, trailing blanks removed.
+    pub fn row_text(&self, y: usize) -> String {
+        self.cells_text(self.row(y))
+    }
+
+    pub fn cells_text(&self, cells: &[Cell]) -> String {
+        let mut s = String::with_capacity(cells.len());
+        for &c in cells {
+            self.push_cell_text(c, &mut s);
+        }
+        s.truncate(s.trim_end_matches(' ').len());
+        s
+    }
+
+    /// Dirty columns `[start, end)` of visible row `y` since damage was last cleared.
+    pub fn row_damage(&self, y: usize) -> Option<(usize, usize)> {
+        let (s, e) = self.grid().meta(y).dirty;
+        (s < e).then_some((s as usize, e as usize))
+    }
+
+    /// Full-screen scrolls since damage was last cleared: a presenter scrolls by this much
+    /// first (when below `rows`), then redraws the dirty spans.
+    pub fn scrolled(&self) -> usize {
+        self.grid().scrolled()
+    }
+
+    pub fn clear_damage(&mut self) {
+        self.grid_mut().clear_damage();
+    }
+
+    /// Bytes the program asked the terminal to send back (DSR, DA, DECRQM answers).
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.replies)
+    }
+
+    /// Approximate heap bytes held by the screen (cells, rows, interned tables).
+    pub fn memory_bytes(&self) -> usize {
+        self.main.memory_bytes()
+            + self.alt.memory_bytes()
+            + self.styles.capacity() * 2 * std::mem::size_of::<Style>()
+            + self.tabs.capacity()
+    }
+
+    /// Interned styles in use (for tests of the collector).
+    pub fn styles_len(&self) -> usize {
+        self.styles.len()
+    }
+
+    // ---- shared helpers for the control functions ----
+
+    fn grid(&self) -> &Grid {
+        if self.alt_active {
+            &self.alt
+        } else {
+            &self.main
+        }
+    }
+
+    fn grid_mut(&mut self) -> &mut Grid {
+        if self.alt_active {
+            &mut self.alt
+        } else {
+            &mut self.main
+        }
+    }
+
+    /// The id of the current pen's style.
+    #[inline]
+    fn pen_id(&mut self) -> u32 {
+        match self.pen.id {
+            Some(id) => id,
+            None => {
+                let id = self.intern_style(self.pen.style);
+                self.pen.id = Some(id);
+                id
+            }
+        }
+    }
+
+    /// The cell that erasing leaves: a space with the current background colour (xterm's
+    /// back-colour erase; xterm-256color's terminfo declares `bce`).
+    #[inline]
+    fn blank(&mut self) -> Cell {
+        let id = match self.pen.blank {
+            Some(id) => id,
+            None => {
+                let style = Style { bg: self.pen.style.bg, ..Style::default() };
+                let id = self.intern_style(style);
+                self.pen.blank = Some(id);
+                id
+            }
+        };
+        Cell::blank(id)
+    }
+
+    fn set_pen(&mut self, style: Style) {
+        if style != self.pen.style {
+            self.pen = Pen { style, id: None, blank: None };
+        }
+    }
+
+    fn intern_style(&mut self, style: Style) -> u32 {
+        if let Some(id) = self.styles.lookup(&style) {
+            return id;
+        }
+        if self.styles.wants_collection() {
+            self.collect_garbage();
+        }
+        self.styles.intern(&style)
+    }
+
+    /// Frees interned styles, clusters and links that no cell (nor the pen, nor a saved
+    /// cursor) uses any more.
+    fn collect_garbage(&mut self) {
+        let mut styles = vec![false; self.styles.capacity()];
+        let mut clusters = vec![false; self.clusters.capacity()];
+        for grid in [&self.main, &self.alt] {
+            grid.for_each_cell(|c| {
+                if let Some(s) = styles.get_mut(c.style() as usize) {
+                    *s = true;
+                }
+                if let Some(k) = c.cluster_index().and_then(|i| clusters.get_mut(i as usize)) {
+                    *k = true;
+                }
+            });
+        }
+        self.styles.sweep(&styles);
+        self.clusters.sweep(&clusters);
+        // The pen's ids may have been freed if no cell used them.
+        self.pen.id = None;
+        self.pen.blank = None;
+        let mut links = vec![false; self.links.capacity()];
+        let mut mark_link = |style: &Style| {
+            if let Some(l) = style.link.checked_sub(1).and_then(|l| links.get_mut(l as usize)) {
+                *l = true;
+            }
+        };
+        for id in 0..self.styles.capacity() as u32 {
+            if let Some(s) = self.styles.get(id) {
+                mark_link(s);
+            }
+        }
+        mark_link(&self.pen.style);
+        for saved in [&self.saved_main, &self.saved_alt].into_iter().flatten() {
+            mark_link(&saved.style);
+        }
+        self.links.sweep(&links);
+    }
+
+    /// Marks columns `[start, end)` of row `y` dirty.
+    #[inline]
+    fn touch(&mut self, y: usize, start: usize, end: usize) {
+        self.grid_mut().touch(y, start, end);
+    }
+
+    /// Whether column `x` is inside the left/right margins.
+    #[inline]
+    fn in_lr(&self, x: usize) -> bool {
+        (self.left..=self.right).contains(&x)
+    }
+
+    /// Whether row `y` is inside the top/bottom margins.
+    #[inline]
+    fn in_tb(&self, y: usize) -> bool {
+        (self.top..=self.bottom).contains(&y)
+    }
+
+    /// Whether the margins are the full width (whole-row operations are possible).
+    #[inline]
+    fn full_width(&self) -> bool {
+        self.left == 0 && self.right + 1 == self.cols
+    }
+
+    /// Before cells `[start, end)` of row `y` are overwritten: a wide character with only one
+    /// half inside loses its other half too. Returns the span actually affected.
+    fn split_wide_edges(&mut self, y: usize, start: usize, end: usize) -> (usize, usize) {
+        let cols = self.cols;
+        let row = self.grid_mut().row_mut(y);
+        let (mut s, mut e) = (start, end);
+        if start > 0 && start < cols && row[start].is_spacer() {
+            row[start - 1] = Cell::blank(row[start - 1].style());
+            s = start - 1;
+        }
+        if end < cols && end > 0 && row[end].is_spacer() {
+            row[end] = Cell::blank(row[end].style());
+            e = end + 1;
+        }
+        (s, e)
+    }
+
+    fn reply(&mut self, bytes: &[u8]) {
+        if self.replies.len() + bytes.len() <= MAX_REPLIES {
+            self.replies.extend_from_slice(bytes);
+        }
+    }
+
+    /// Changes the size, keeping text (no reflow), resetting margins, clamping the cursor.
+    pub fn resize(&mut self, cols: usize, rows: usize) {
+        let (cols, rows) = (cols.clamp(1, u16::MAX as usize - 1), rows.clamp(1, u16::MAX as usize - 1));
+        if (cols, rows) == (self.cols, self.rows) {
+            return;
+        }
+        let y = self.cursor.y;
+        let (active_y, other_y) = if self.alt_active {
+            (self.alt.resize(cols, rows, y), self.main.resize(cols, rows, y))
+        } else {
+            (self.main.resize(cols, rows, y), self.alt.resize(cols, rows, y))
+        };
+        let _ = other_y;
+        self.cols = cols;
+        self.rows = rows;
+        self.cursor = Cursor { x: self.cursor.x.min(cols - 1), y: active_y.min(rows - 1), pending_wrap: false };
+        self.top = 0;
+        self.bottom = rows - 1;
+        self.left = 0;
+        self.right = cols - 1;
+        cursor::resize_tabs(&mut self.tabs, cols);
+    }
+
+    /// The screen as `blitty replay --dump screen` prints it: one line per row, trailing
+    /// spaces removed, then `cursor: R C` (0-based).
+    pub fn dump_text(&self) -> String {
+        let mut out = String::new();
+        for y in 0..self.rows {
+            out.push_str(&self.row_text(y));
+            out.push('\n');
+        }
+        out.push_str(&format!("cursor: {} {}\n", self.cursor.y, self.cursor.x));
+        out
+    }
+}
+
+/// A terminal: the parser feeding the screen.
+pub struct Terminal {
+    parser: crate::parser::Parser,
+    screen: Screen,
+}
+
+impl Terminal {
+    /// A terminal of `cols` x `rows` with the default scrollback.
+    pub fn new(cols: usize, rows: usize) -> Terminal {
+        Terminal::with_scrollback(cols, rows, DEFAULT_SCROLLBACK)
+    }
+
+    pub fn with_scrollback(cols: usize, rows: usize, scrollback: usize) -> Terminal {
+        Terminal { parser: crate::parser::Parser::new(), screen: Screen::new(cols, rows, scrollback) }
+    }
+
+    /// Parses `bytes` into the screen. Input may be split anywhere.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.parser.advance(&mut self.screen, bytes);
+    }
+
+    pub fn screen(&self) -> &Screen {
+        &self.screen
+    }
+
+    pub fn screen_mut(&mut self) -> &mut Screen {
+        &mut self.screen
+    }
+
+    pub fn resize(&mut self, cols: usize, rows: usize) {
+        self.screen.resize(cols, rows);
+    }
+
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        self.screen.take_replies()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,285 @@
+//! Modes: SM/RM (ANSI), DECSET/DECRST (DEC private), DECRQM reports, the alternate screen
+//! buffers (47, 1047, 1049), and DECSCUSR cursor shapes.
+
+use super::Screen;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MouseTracking {
+    #[default]
+    Off,
+    /// 9: X10 compatibility (press only).
+    X10,
+    /// 1000: press and release.
+    Normal,
+    /// 1002: and motion while a button is held.
+    ButtonMotion,
+    /// 1003: and all motion.
+    AnyMotion,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MouseEncoding {
+    #[default]
+    Default,
+    /// 1005
+    Utf8,
+    /// 1006
+    Sgr,
+    /// 1015
+    Urxvt,
+    /// 1016
+    SgrPixels,
+}
+
+/// DECSCUSR shapes (CSI Ps SP q).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CursorShape {
+    #[default]
+    Default,
+    BlinkingBlock,
+    SteadyBlock,
+    BlinkingUnderline,
+    SteadyUnderline,
+    BlinkingBar,
+    SteadyBar,
+}
+
+/// Every mode the screen records. Defaults are xterm's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Modes {
+    /// IRM (4)
+    pub insert: bool,
+    /// LNM (20)
+    pub newline: bool,
+    /// DECCKM (?1)
+    pub application_cursor: bool,
+    /// DECCOLM (?3) is recorded only: the screen is not resized (xterm by default ignores it
+    /// too, unless allowed by a resource).
+    pub columns_132: bool,
+    /// DECSCNM (?5)
+    pub reverse_video: bool,
+    /// DECOM (?6)
+    pub origin: bool,
+    /// DECAWM (?7)
+    pub autowrap: bool,
+    /// ?12
+    pub cursor_blink: bool,
+    /// DECTCEM (?25)
+    pub cursor_visible: bool,
+    /// ?45 (recorded; reverse wrap is not implemented)
+    pub reverse_wrap: bool,
+    /// DECNKM (?66), DECKPAM/DECKPNM
+    pub application_keypad: bool,
+    /// DECLRMM (?69)
+    pub left_right_margins: bool,
+    pub mouse: MouseTracking,
+    pub mouse_encoding: MouseEncoding,
+    /// ?1004
+    pub focus_events: bool,
+    /// ?1007
+    pub alternate_scroll: bool,
+    /// ?2004
+    pub bracketed_paste: bool,
+    /// ?2026: the program asks the terminal to hold presenting until it resets this.
+    pub synchronized_output: bool,
+    pub cursor_shape: CursorShape,
+}
+
+impl Default for Modes {
+    fn default() -> Self {
+        Modes {
+            insert: false,
+            newline: false,
+            application_cursor: false,
+            columns_132: false,
+            reverse_video: false,
+            origin: false,
+            autowrap: true,
+            cursor_blink: false,
+            cursor_visible: true,
+            reverse_wrap: false,
+            application_keypad: false,
+            left_right_margins: false,
+            mouse: MouseTracking::Off,
+            mouse_encoding: MouseEncoding::Default,
+            focus_events: false,
+            alternate_scroll: false,
+            bracketed_paste: false,
+            synchronized_output: false,
+            cursor_shape: CursorShape::Default,
+        }
+    }
+}
+
+impl Screen {
+    /// SM/RM (CSI Ps h / CSI Ps l): ANSI modes.
+    pub(crate) fn set_ansi_mode(&mut self, mode: u16, on: bool) {
+        match mode {
+            4 => self.modes.insert = on,
+            20 => self.modes.newline = on,
+            _ => {}
+        }
+    }
+
+    /// DECRQM for an ANSI mode: 1 set, 2 reset, 0 not recognised.
+    fn ansi_mode_state(&self, mode: u16) -> u8 {
+        match mode {
+            4 => state(self.modes.insert),
+            20 => state(self.modes.newline),
+            _ => 0,
+        }
+    }
+
+    /// DECSET/DECRST (CSI ? Ps h / CSI ? Ps l).
+    pub(crate) fn set_dec_mode(&mut self, mode: u16, on: bool) {
+        let m = &mut self.modes;
+        match mode {
+            1 => m.application_cursor = on,
+            3 => m.columns_132 = on,
+            5 => {
+                m.reverse_video = on;
+                self.grid_mut().damage_all();
+            }
+            6 => {
+                m.origin = on;
+                self.cursor_position(1, 1);
+            }
+            7 => {
+                m.autowrap = on;
+                if !on {
+                    self.cursor.pending_wrap = false;
+                }
+            }
+            9 => m.mouse = if on { MouseTracking::X10 } else { MouseTracking::Off },
+            12 => m.cursor_blink = on,
+            25 => m.cursor_visible = on,
+            45 => m.reverse_wrap = on,
+            47 => self.use_alternate_screen(on, false, false),
+            66 => m.application_keypad = on,
+            69 => {
+                m.left_right_margins = on;
+                if !on {
+                    self.left = 0;
+                    self.right = self.cols - 1;
+                }
+            }
+            1000 => m.mouse = if on { MouseTracking::Normal } else { MouseTracking::Off },
+            1002 => m.mouse = if on { MouseTracking::ButtonMotion } else { MouseTracking::Off },
+            1003 => m.mouse = if on { MouseTracking::AnyMotion } else { MouseTracking::Off },
+            1004 => m.focus_events = on,
+            1005 => m.mouse_encoding = if on { MouseEncoding::Utf8 } else { MouseEncoding::Default },
+            1006 => m.mouse_encoding = if on { MouseEncoding::Sgr } else { MouseEncoding::Default },
+            1007 => m.alternate_scroll = on,
+            1015 => m.mouse_encoding = if on { MouseEncoding::Urxvt } else { MouseEncoding::Default },
+            1016 => m.mouse_encoding = if on { MouseEncoding::SgrPixels } else { MouseEncoding::Default },
+            1047 => self.use_alternate_screen(on, false, !on),
+            1048 => {
+                if on {
+                    self.save_cursor()
+                } else {
+                    self.restore_cursor()
+                }
+            }
+            1049 => {
+                if on {
+                    self.save_cursor();
+                    self.use_alternate_screen(true, true, false);
+                } else {
+                    self.use_alternate_screen(false, false, false);
+                    self.restore_cursor();
+                }
+            }
+            2004 => m.bracketed_paste = on,
+            2026 => m.synchronized_output = on,
+            _ => {}
+        }
+    }
+
+    /// DECRQM for a DEC private mode.
+    fn dec_mode_state(&self, mode: u16) -> u8 {
+        let m = &self.modes;
+        match mode {
+            1 => state(m.application_cursor),
+            3 => state(m.columns_132),
+            5 => state(m.reverse_video),
+            6 => state(m.origin),
+            7 => state(m.autowrap),
+            9 => state(m.mouse == MouseTracking::X10),
+            12 => state(m.cursor_blink),
+            25 => state(m.cursor_visible),
+            45 => state(m.reverse_wrap),
+            47 | 1047 | 1049 => state(self.alt_active),
+            66 => state(m.application_keypad),
+            69 => state(m.left_right_margins),
+            1000 => state(m.mouse == MouseTracking::Normal),
+            1002 => state(m.mouse == MouseTracking::ButtonMotion),
+            1003 => state(m.mouse == MouseTracking::AnyMotion),
+            1004 => state(m.focus_events),
+            1005 => state(m.mouse_encoding == MouseEncoding::Utf8),
+            1006 => state(m.mouse_encoding == MouseEncoding::Sgr),
+            1007 => state(m.alternate_scroll),
+            1015 => state(m.mouse_encoding == MouseEncoding::Urxvt),
+            1016 => state(m.mouse_encoding == MouseEncoding::SgrPixels),
+            2004 => state(m.bracketed_paste),
+            2026 => state(m.synchronized_output),
+            _ => 0,
+        }
+    }
+
+    /// DECRQM (CSI Ps $ p, CSI ? Ps $ p): answers CSI [?] Ps ; Pm $ y.
+    pub(crate) fn request_mode(&mut self, mode: u16, private: bool) {
+        let (marker, value) = if private { ("?", self.dec_mode_state(mode)) } else { ("", self.ansi_mode_state(mode)) };
+        let answer = format!("\x1b[{marker}{mode};{value}$y");
+        self.reply(answer.as_bytes());
+    }
+
+    /// Switches between the normal and alternate buffers. `clear_on_enter` clears the
+    /// alternate buffer after switching to it (1049); `clear_on_leave` clears it before
+    /// leaving (1047). The cursor position is shared by both buffers, as in xterm.
+    fn use_alternate_screen(&mut self, on: bool, clear_on_enter: bool, clear_on_leave: bool) {
+        if on == self.alt_active {
+            if on && clear_on_enter {
+                let (blank, rows) = (self.blank(), self.rows);
+                self.alt.clear_rows(0, rows - 1, blank);
+            }
+            return;
+        }
+        let (blank, rows) = (self.blank(), self.rows);
+        if on {
+            self.alt_active = true;
+            if clear_on_enter {
+                self.alt.clear_rows(0, rows - 1, blank);
+            }
+        } else {
+            if clear_on_leave {
+                self.alt.clear_rows(0, rows - 1, blank);
+            }
+            self.alt_active = false;
+        }
+        let grid = self.grid_mut();
+        grid.clear_damage();
+        grid.damage_all();
+    }
+
+    /// DECSCUSR (CSI Ps SP q).
+    pub(crate) fn set_cursor_shape(&mut self, ps: u16) {
+        self.modes.cursor_shape = match ps {
+            0 => CursorShape::Default,
+            1 => CursorShape::BlinkingBlock,
+            2 => CursorShape::SteadyBlock,
+            3 => CursorShape::BlinkingUnderline,
+            4 => CursorShape::SteadyUnderline,
+            5 => CursorShape::BlinkingBar,
+            6 => CursorShape::SteadyBar,
+            _ => return,
+        };
+    }
+}
+
+fn state(on: bool) -> u8 {
+    if on {
+        1
+    } else {
+        2
+    }
+}

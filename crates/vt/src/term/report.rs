@@ -1,0 +1,90 @@
+//! Answers to the program (DSR, DA1, DA2; DECRQM lives with the modes) and OSC commands
+//! (titles, hyperlinks). Queries whose answer could echo attacker-chosen text back as input
+//! are refused: window title reports (CSI 20 t, CSI 21 t) and clipboard reads (OSC 52 ?) are
+//! never answered, and colour queries (OSC 4/10/11/12 with ?) are ignored too.
+
+use super::{Screen, MAX_LINK, MAX_TITLE};
+
+impl Screen {
+    /// DSR (CSI Ps n): 5 answers "OK" (CSI 0 n); 6 reports the cursor (CPR, CSI r ; c R),
+    /// relative to the margins in origin mode.
+    pub(crate) fn device_status(&mut self, ps: u16, private: bool) {
+        match ps {
+            5 if !private => self.reply(b"\x1b[0n"),
+            6 => {
+                let (mut r, mut c) = (self.cursor.y + 1, self.cursor.x + 1);
+                if self.modes.origin {
+                    r -= self.top;
+                    c -= self.left;
+                }
+                let answer = if private { format!("\x1b[?{r};{c}R") } else { format!("\x1b[{r};{c}R") };
+                self.reply(answer.as_bytes());
+            }
+            _ => {}
+        }
+    }
+
+    /// DA1 (CSI c): a VT220 with ANSI colour (62;22), which is what this engine implements.
+    pub(crate) fn primary_device_attributes(&mut self) {
+        self.reply(b"\x1b[?62;22c");
+    }
+
+    /// DA2 (CSI > c): terminal type 1 (VT220), firmware version 10, no ROM cartridge.
+    pub(crate) fn secondary_device_attributes(&mut self) {
+        self.reply(b"\x1b[>1;10;0c");
+    }
+
+    /// OSC Ps ; Pt: 0 sets icon name and title, 1 the icon name, 2 the title, 8 a hyperlink.
+    pub(crate) fn operating_system_command(&mut self, payload: &[u8]) {
+        let (code, rest) = match payload.iter().position(|&b| b == b';') {
+            Some(i) => (&payload[..i], &payload[i + 1..]),
+            None => (payload, &[][..]),
+        };
+        match code {
+            b"0" => {
+                self.title = title_text(rest);
+                self.icon_name = self.title.clone();
+            }
+            b"1" => self.icon_name = title_text(rest),
+            b"2" => self.title = title_text(rest),
+            b"8" => self.hyperlink(rest),
+            _ => {}
+        }
+    }
+
+    /// OSC 8 ; params ; URI: the following text links to URI; an empty URI ends the link.
+    /// The `id=` parameter is kept with the URI so that equal ids join one link.
+    fn hyperlink(&mut self, rest: &[u8]) {
+        let Some(split) = rest.iter().position(|&b| b == b';') else { return };
+        let (params, uri) = (&rest[..split], &rest[split + 1..]);
+        let mut style = self.pen.style;
+        if uri.is_empty() {
+            style.link = 0;
+        } else {
+            if uri.len() > MAX_LINK || uri.iter().any(|&b| b < 0x20) {
+                return;
+            }
+            let id = params.split(|&b| b == b':').find_map(|p| p.strip_prefix(b"id=")).unwrap_or(b"");
+            let key = format!("{}\u{0}{}", String::from_utf8_lossy(id), String::from_utf8_lossy(uri));
+            let key = key.into_boxed_str();
+            if self.links.lookup(&key).is_none() && self.links.wants_collection() {
+                self.collect_garbage();
+            }
+            style.link = self.links.intern(&key) + 1;
+        }
+        self.set_pen(style);
+    }
+}
+
+/// A title as text: lossy UTF-8, control characters removed, at most MAX_TITLE bytes.
+fn title_text(bytes: &[u8]) -> String {
+    let mut s: String = String::from_utf8_lossy(bytes).chars().filter(|c| !c.is_control()).collect();
+    if s.len() > MAX_TITLE {
+        let mut end = MAX_TITLE;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+    s
+}

@@ -1,0 +1,176 @@
+//! Printing graphic characters: the ASCII fast path, wide characters, combining marks,
+//! xterm's pending wrap, and insert mode (IRM).
+
+use unicode_width::UnicodeWidthChar;
+
+use super::{Screen, MAX_CLUSTER};
+use crate::cell::Cell;
+
+impl Screen {
+    /// The right edge printing stops at: the right margin when the cursor is inside the
+    /// left/right margins, else the last column (xterm).
+    #[inline]
+    fn print_right(&self) -> usize {
+        if self.cursor.x <= self.right {
+            self.right
+        } else {
+            self.cols - 1
+        }
+    }
+
+    /// Autowrap: the row is marked as continuing, and the cursor goes to the left margin of
+    /// the next line, scrolling if it was on the bottom margin.
+    fn wrap_line(&mut self) {
+        let y = self.cursor.y;
+        self.grid_mut().set_wrapped(y, true);
+        self.cursor.pending_wrap = false;
+        self.cursor.x = self.left;
+        self.index();
+    }
+
+    /// A run of printable ASCII bytes: whole slices are written into the row at once.
+    pub(crate) fn print_ascii_run(&mut self, run: &[u8]) {
+        if self.modes.insert || !self.charsets.gl_is_ascii() {
+            for &b in run {
+                self.print_char(b as char);
+            }
+            return;
+        }
+        if let Some(&last) = run.last() {
+            self.last_char = Some(last as char);
+        }
+        let style = self.pen_id();
+        let mut run = run;
+        while !run.is_empty() {
+            if self.cursor.pending_wrap {
+                self.wrap_line();
+            }
+            let (x, y) = (self.cursor.x, self.cursor.y);
+            let right = self.print_right();
+            let n = run.len().min(right + 1 - x);
+            let (s, e) = self.split_wide_edges(y, x, x + n);
+            let row = &mut self.grid_mut().row_mut(y)[x..x + n];
+            for (cell, &b) in row.iter_mut().zip(&run[..n]) {
+                *cell = Cell::ascii(b, style);
+            }
+            self.touch(y, s, e);
+            run = &run[n..];
+            if x + n > right {
+                self.cursor.x = right;
+                if self.modes.autowrap {
+                    self.cursor.pending_wrap = true;
+                } else if let Some(&last) = run.last() {
+                    // Without autowrap, the rest overwrites the last column: only the last stays.
+                    self.grid_mut().row_mut(y)[right] = Cell::ascii(last, style);
+                    run = &[];
+                }
+            } else {
+                self.cursor.x = x + n;
+            }
+        }
+    }
+
+    /// One graphic character, after charset mapping.
+    pub(crate) fn print_char(&mut self, c: char) {
+        let c = self.charsets.map(c);
+        let width = c.width().unwrap_or(1);
+        if width == 0 {
+            return self.combine(c);
+        }
+        self.last_char = Some(c);
+        if self.cursor.pending_wrap && self.modes.autowrap {
+            self.wrap_line();
+        }
+        let right = self.print_right();
+        if width == 2 && self.cursor.x == right {
+            if !self.modes.autowrap || right == self.left {
+                // No room and no wrap: xterm does not print it.
+                return;
+            }
+            // The last column stays blank and the character goes on the next line.
+            let (x, y) = (self.cursor.x, self.cursor.y);
+            let blank = self.blank();
+            let (s, e) = self.split_wide_edges(y, x, x + 1);
+            self.grid_mut().row_mut(y)[x] = blank;
+            self.touch(y, s, e);
+            self.wrap_line();
+        }
+        let (x, y) = (self.cursor.x, self.cursor.y);
+        if self.modes.insert {
+            self.insert_blanks(width);
+        }
+        let style = self.pen_id();
+        let (s, e) = self.split_wide_edges(y, x, x + width);
+        let row = self.grid_mut().row_mut(y);
+        if width == 2 {
+            row[x] = Cell::char(c, true, style);
+            row[x + 1] = Cell::spacer(style);
+        } else {
+            row[x] = Cell::char(c, false, style);
+        }
+        self.touch(y, s, e);
+        if x + width > right {
+            self.cursor.x = right;
+            self.cursor.pending_wrap = self.modes.autowrap;
+        } else {
+            self.cursor.x = x + width;
+            if self.cursor.x > right {
+                self.cursor.x = right;
+                self.cursor.pending_wrap = self.modes.autowrap;
+            }
+        }
+    }
+
+    /// A zero-width character (combining mark, ZWJ, variation selector) joins the character
+    /// before the cursor; with nothing before it, it is dropped.
+    fn combine(&mut self, mark: char) {
+        let (x, y) = (self.cursor.x, self.cursor.y);
+        let mut target = if self.cursor.pending_wrap {
+            x
+        } else if x > 0 {
+            x - 1
+        } else {
+            return;
+        };
+        let row = self.grid().row(y);
+        if row[target].is_spacer() && target > 0 {
+            target -= 1;
+        }
+        let cell = row[target];
+        if cell.is_spacer() {
+            return;
+        }
+        let mut text = String::new();
+        self.push_cell_text(cell, &mut text);
+        if text.len() + mark.len_utf8() > MAX_CLUSTER {
+            return;
+        }
+        text.push(mark);
+        if self.clusters.wants_collection() && self.clusters.lookup(&text.clone().into_boxed_str()).is_none() {
+            self.collect_garbage();
+        }
+        let id = self.clusters.intern(&text.into_boxed_str());
+        self.grid_mut().row_mut(y)[target] = Cell::cluster(id, cell.is_wide(), cell.style());
+        self.touch(y, target, target + 1);
+    }
+
+    /// REP: repeats the last graphic character `n` times (bounded by the screen's size).
+    pub(crate) fn repeat_last(&mut self, n: usize) {
+        if let Some(c) = self.last_char {
+            let n = n.min(self.cols * self.rows);
+            if c.is_ascii() && !c.is_ascii_control() {
+                let buf = [c as u8; 256];
+                let mut left = n;
+                while left > 0 {
+                    let k = left.min(buf.len());
+                    self.print_ascii_run(&buf[..k]);
+                    left -= k;
+                }
+            } else {
+                for _ in 0..n {
+                    self.print_char(c);
+                }
+            }
+        }
+    }
+}
