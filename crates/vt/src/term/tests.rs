@@ -1,1 +1,559 @@
+//! One test per control function, each stating what xterm's ctlseqs says it does.
 
+use crate::style::{Attrs, Color, Underline};
+use crate::{Terminal, Underline as _U};
+
+fn term(cols: usize, rows: usize, input: &str) -> Terminal {
+    let mut t = Terminal::with_scrollback(cols, rows, 100);
+    t.feed(input.as_bytes());
+    t
+}
+
+fn lines(t: &Terminal) -> Vec<String> {
+    (0..t.screen().rows()).map(|y| t.screen().row_text(y)).collect()
+}
+
+fn cur(t: &Terminal) -> (usize, usize) {
+    let c = t.screen().cursor();
+    (c.y, c.x)
+}
+
+fn pen_style(t: &Terminal, y: usize, x: usize) -> crate::Style {
+    t.screen().style(t.screen().row(y)[x].style())
+}
+
+// ---- text ----
+
+#[test]
+fn text_is_written_at_the_cursor_and_advances_it() {
+    let t = term(10, 2, "abc");
+    assert_eq!(lines(&t), ["abc", ""]);
+    assert_eq!(cur(&t), (0, 3));
+}
+
+#[test]
+fn pending_wrap_keeps_the_cursor_in_the_last_column_until_the_next_character() {
+    let t = term(5, 3, "abcde");
+    assert_eq!(cur(&t), (0, 4));
+    assert!(t.screen().cursor().pending_wrap);
+    let t = term(5, 3, "abcdef");
+    assert_eq!(lines(&t), ["abcde", "f", ""]);
+    assert_eq!(cur(&t), (1, 1));
+    assert!(t.screen().row_wrapped(0));
+}
+
+#[test]
+fn a_control_between_the_last_column_and_the_next_character_cancels_the_wrap() {
+    let t = term(5, 3, "abcde\rX");
+    assert_eq!(lines(&t), ["Xbcde", "", ""]);
+}
+
+#[test]
+fn decawm_off_overwrites_the_last_column() {
+    let t = term(5, 2, "\x1b[?7labcdefg");
+    assert_eq!(lines(&t), ["abcdg", ""]);
+    assert_eq!(cur(&t), (0, 4));
+}
+
+#[test]
+fn wide_characters_take_two_cells_and_wrap_whole() {
+    let t = term(5, 2, "ab字c");
+    assert_eq!(lines(&t), ["ab字c", ""]);
+    assert_eq!(cur(&t), (0, 4));
+    // At the last column a wide character leaves it blank and goes to the next line.
+    let t = term(5, 2, "abcd字");
+    assert_eq!(lines(&t), ["abcd", "字"]);
+    assert_eq!(cur(&t), (1, 2));
+}
+
+#[test]
+fn overwriting_half_of_a_wide_character_erases_the_other_half() {
+    let t = term(6, 1, "字字\x1b[2GX");
+    assert_eq!(lines(&t), [" X字"]);
+    let t = term(6, 1, "字字\x1b[1GX");
+    assert_eq!(lines(&t), ["X 字"]);
+}
+
+#[test]
+fn combining_marks_join_the_previous_character() {
+    let t = term(10, 1, "e\u{301}x");
+    assert_eq!(lines(&t), ["e\u{301}x"]);
+    assert_eq!(cur(&t), (0, 2));
+    // On a wide character, and at the last column while a wrap is pending.
+    let t = term(3, 2, "字\u{308}a\u{301}");
+    assert_eq!(lines(&t), ["字\u{308}a\u{301}", ""]);
+    assert_eq!(cur(&t), (0, 2));
+}
+
+#[test]
+fn invalid_utf8_prints_replacement_characters() {
+    let mut t = Terminal::new(10, 1);
+    t.feed(b"a\xffb");
+    assert_eq!(t.screen().row_text(0), "a\u{fffd}b");
+}
+
+#[test]
+fn irm_inserts_instead_of_overwriting() {
+    let t = term(6, 1, "abcd\x1b[1G\x1b[4hXY\x1b[4lZ");
+    assert_eq!(lines(&t), ["XYZbcd"]);
+}
+
+#[test]
+fn rep_repeats_the_last_graphic_character() {
+    let t = term(10, 1, "x\x1b[3b");
+    assert_eq!(lines(&t), ["xxxx"]);
+    let t = term(10, 1, "字\x1b[2b");
+    assert_eq!(lines(&t), ["字字字"]);
+}
+
+// ---- C0 controls ----
+
+#[test]
+fn bs_moves_left_and_stops_at_column_0() {
+    let t = term(10, 1, "ab\x08\x08\x08c");
+    assert_eq!(lines(&t), ["cb"]);
+}
+
+#[test]
+fn cr_lf_and_lnm() {
+    let t = term(10, 3, "ab\ncd\r\nef");
+    assert_eq!(lines(&t), ["ab", "  cd", "ef"]);
+    let t = term(10, 3, "\x1b[20hab\ncd");
+    assert_eq!(lines(&t), ["ab", "cd", ""]);
+}
+
+#[test]
+fn lf_at_the_bottom_scrolls_into_scrollback() {
+    let t = term(5, 2, "1\r\n2\r\n3");
+    assert_eq!(lines(&t), ["2", "3"]);
+    assert_eq!(t.screen().history_len(), 1);
+    assert_eq!(t.screen().cells_text(t.screen().history_row(0)), "1");
+}
+
+#[test]
+fn ht_goes_to_default_stops_every_8_columns() {
+    let t = term(20, 1, "a\tb\tc\t\t\td");
+    assert_eq!(lines(&t), ["a       b       c  d"]);
+}
+
+#[test]
+fn so_si_switch_to_g1_and_back() {
+    let t = term(10, 1, "\x1b)0a\x0eq\x0fq");
+    assert_eq!(lines(&t), ["a─q"]);
+}
+
+// ---- ESC sequences ----
+
+#[test]
+fn ind_ri_nel() {
+    // a, IND (down, same column), b, NEL (next line, column 0), c, RI (up): d lands on b.
+    let t = term(5, 3, "a\x1bDb\x1bEc\x1bMd");
+    assert_eq!(lines(&t), ["a", " d", "c"]);
+    // RI at the top scrolls down.
+    let t = term(5, 2, "a\x1bMb");
+    assert_eq!(lines(&t), [" b", "a"]);
+}
+
+#[test]
+fn hts_and_tbc_set_and_clear_stops() {
+    let t = term(20, 1, "\x1b[3g\x1b[4G\x1bH\x1b[1G\ta");
+    assert_eq!(lines(&t), ["   a"]);
+    let t = term(20, 1, "\x1b[9G\x1b[0g\x1b[1G\ta");
+    assert_eq!(lines(&t), ["                a"]);
+}
+
+#[test]
+fn decsc_decrc_restore_position_attributes_and_charsets() {
+    let t = term(10, 2, "\x1b[2;3H\x1b[31m\x1b(0\x1b7\x1b[H\x1b[0m\x1b(Bx\x1b8q");
+    assert_eq!(lines(&t), ["x", "  ─"]);
+    assert_eq!(pen_style(&t, 1, 2).fg, Color::Indexed(1));
+}
+
+#[test]
+fn decrc_without_decsc_goes_home_with_default_attributes() {
+    let t = term(10, 2, "\x1b[2;3H\x1b[1m\x1b8a");
+    assert_eq!(lines(&t), ["a", ""]);
+    assert!(!pen_style(&t, 0, 0).attrs.has(Attrs::BOLD));
+}
+
+#[test]
+fn decaln_fills_with_e_and_homes() {
+    let t = term(3, 2, "\x1b[2;2r\x1b#8");
+    assert_eq!(lines(&t), ["EEE", "EEE"]);
+    assert_eq!(cur(&t), (0, 0));
+    assert_eq!(t.screen().margins(), (0, 1, 0, 2));
+}
+
+#[test]
+fn ris_clears_screen_and_modes_but_keeps_scrollback() {
+    let t = term(5, 2, "1\r\n2\r\n3\x1b[?7l\x1b[4h\x1bc");
+    assert_eq!(lines(&t), ["", ""]);
+    assert_eq!(cur(&t), (0, 0));
+    assert!(t.screen().modes().autowrap && !t.screen().modes().insert);
+    assert_eq!(t.screen().history_len(), 1);
+}
+
+#[test]
+fn uk_charset_maps_hash_to_pound() {
+    let t = term(5, 1, "\x1b(A#\x1b(B#");
+    assert_eq!(lines(&t), ["£#"]);
+}
+
+#[test]
+fn ss2_applies_to_one_character() {
+    let t = term(5, 1, "\x1b*0\x1bNqq");
+    assert_eq!(lines(&t), ["─q"]);
+}
+
+// ---- cursor motion ----
+
+#[test]
+fn cuu_cud_cuf_cub_default_to_1_and_stop_at_edges() {
+    let t = term(10, 5, "\x1b[3;3H\x1b[A\x1b[2B\x1b[C\x1b[3Dx");
+    assert_eq!(cur(&t), (3, 1));
+    let t = term(10, 5, "\x1b[99A\x1b[99D\x1b[0Cx");
+    assert_eq!(lines(&t)[0], " x");
+    let t = term(10, 5, "\x1b[99B\x1b[99C");
+    assert_eq!(cur(&t), (4, 9));
+}
+
+#[test]
+fn cuu_and_cud_stop_at_the_margins_when_inside_them() {
+    let t = term(5, 6, "\x1b[2;4r\x1b[3;1H\x1b[9A");
+    assert_eq!(cur(&t), (1, 0));
+    let t = term(5, 6, "\x1b[2;4r\x1b[3;1H\x1b[9B");
+    assert_eq!(cur(&t), (3, 0));
+    // xterm stops CUU at the top margin whenever the cursor is at or below it, even from
+    // below the region; from above the region only the screen edge stops it.
+    let t = term(5, 6, "\x1b[2;4r\x1b[6;1H\x1b[9A");
+    assert_eq!(cur(&t), (1, 0));
+    let t = term(5, 6, "\x1b[3;5r\x1b[2;1H\x1b[9A");
+    assert_eq!(cur(&t), (0, 0));
+}
+
+#[test]
+fn cnl_cpl_move_lines_and_go_to_column_1() {
+    let t = term(10, 5, "\x1b[3;5H\x1b[2E");
+    assert_eq!(cur(&t), (4, 0));
+    let t = term(10, 5, "\x1b[3;5H\x1b[2F");
+    assert_eq!(cur(&t), (0, 0));
+}
+
+#[test]
+fn cha_hpa_vpa_cup_hvp_are_1_based_absolute() {
+    assert_eq!(cur(&term(10, 5, "\x1b[5G")), (0, 4));
+    assert_eq!(cur(&term(10, 5, "\x1b[6`")), (0, 5));
+    assert_eq!(cur(&term(10, 5, "\x1b[3d")), (2, 0));
+    assert_eq!(cur(&term(10, 5, "\x1b[3;7H")), (2, 6));
+    assert_eq!(cur(&term(10, 5, "\x1b[4;2f")), (3, 1));
+    assert_eq!(cur(&term(10, 5, "\x1b[99;99H")), (4, 9));
+    assert_eq!(cur(&term(10, 5, "\x1b[5;5H\x1b[H")), (0, 0));
+}
+
+#[test]
+fn hpr_vpr_move_relative() {
+    assert_eq!(cur(&term(10, 5, "\x1b[2;2H\x1b[3a\x1b[2e")), (3, 4));
+}
+
+#[test]
+fn decom_makes_positions_relative_to_the_margins() {
+    let t = term(10, 6, "\x1b[3;5r\x1b[?6h\x1b[1;1Hx\x1b[9;1Hy");
+    assert_eq!(lines(&t), ["", "", "x", "", "y", ""]);
+    let mut t = term(10, 6, "\x1b[3;5r\x1b[?6h\x1b[2;4H\x1b[6n");
+    assert_eq!(t.take_replies(), b"\x1b[2;4R");
+}
+
+#[test]
+fn cht_and_cbt_move_by_tab_stops() {
+    assert_eq!(cur(&term(30, 1, "\x1b[2I")), (0, 16));
+    assert_eq!(cur(&term(30, 1, "\x1b[20G\x1b[2Z")), (0, 8));
+    assert_eq!(cur(&term(30, 1, "\x1b[5G\x1b[9Z")), (0, 0));
+}
+
+// ---- erasing ----
+
+#[test]
+fn el_erases_right_left_and_whole_line() {
+    let base = "abcdef\x1b[1;3H";
+    assert_eq!(lines(&term(6, 1, &format!("{base}\x1b[K"))), ["ab"]);
+    assert_eq!(lines(&term(6, 1, &format!("{base}\x1b[1K"))), ["   def"]);
+    assert_eq!(lines(&term(6, 1, &format!("{base}\x1b[2K"))), [""]);
+}
+
+#[test]
+fn ed_erases_below_above_all_and_scrollback() {
+    let base = "aa\r\nbb\r\ncc\x1b[2;2H";
+    assert_eq!(lines(&term(2, 3, &format!("{base}\x1b[J"))), ["aa", "b", ""]);
+    assert_eq!(lines(&term(2, 3, &format!("{base}\x1b[1J"))), ["", "", "cc"]);
+    assert_eq!(lines(&term(2, 3, &format!("{base}\x1b[2J"))), ["", "", ""]);
+    let t = term(2, 2, "1\r\n2\r\n3\x1b[3J");
+    assert_eq!(t.screen().history_len(), 0);
+    assert_eq!(lines(&t), ["2", "3"]);
+}
+
+#[test]
+fn erase_uses_the_current_background_colour() {
+    let t = term(4, 1, "\x1b[44m\x1b[2K");
+    assert_eq!(pen_style(&t, 0, 3).bg, Color::Indexed(4));
+    assert_eq!(pen_style(&t, 0, 3).fg, Color::Default);
+}
+
+#[test]
+fn decsed_and_decsel_spare_protected_cells() {
+    let t = term(6, 2, "\x1b[1\"qab\x1b[0\"qcd\r\nxy\x1b[?2J");
+    assert_eq!(lines(&t), ["ab", ""]);
+    let t = term(6, 1, "\x1b[1\"qab\x1b[0\"qcd\x1b[?2K");
+    assert_eq!(lines(&t), ["ab"]);
+    // ED ignores protection.
+    let t = term(6, 1, "\x1b[1\"qab\x1b[2J");
+    assert_eq!(lines(&t), [""]);
+}
+
+#[test]
+fn ech_erases_without_moving_the_cursor() {
+    let t = term(6, 1, "abcdef\x1b[2G\x1b[3X");
+    assert_eq!(lines(&t), ["a   ef"]);
+    assert_eq!(cur(&t), (0, 1));
+}
+
+// ---- inserting and deleting ----
+
+#[test]
+fn ich_inserts_blanks_and_drops_cells_off_the_end() {
+    let t = term(6, 1, "abcdef\x1b[2G\x1b[2@");
+    assert_eq!(lines(&t), ["a  bcd"]);
+}
+
+#[test]
+fn dch_deletes_and_pulls_the_line_left() {
+    let t = term(6, 1, "abcdef\x1b[2G\x1b[2P");
+    assert_eq!(lines(&t), ["adef"]);
+}
+
+#[test]
+fn il_dl_work_inside_the_scroll_region_and_go_to_the_left_margin() {
+    let t = term(3, 5, "1\r\n2\r\n3\r\n4\r\n5\x1b[2;4r\x1b[3;2H\x1b[L");
+    assert_eq!(lines(&t), ["1", "2", "", "3", "5"]);
+    assert_eq!(cur(&t), (2, 0));
+    let t = term(3, 5, "1\r\n2\r\n3\r\n4\r\n5\x1b[2;4r\x1b[2;1H\x1b[2M");
+    assert_eq!(lines(&t), ["1", "4", "", "", "5"]);
+    // Outside the region: ignored.
+    let t = term(3, 5, "1\r\n2\r\n3\r\n4\r\n5\x1b[2;4r\x1b[5;1H\x1b[L");
+    assert_eq!(lines(&t), ["1", "2", "3", "4", "5"]);
+}
+
+// ---- scrolling ----
+
+#[test]
+fn su_sd_scroll_the_region_without_moving_the_cursor() {
+    let t = term(3, 4, "1\r\n2\r\n3\r\n4\x1b[2;3r\x1b[4;1H\x1b[S");
+    assert_eq!(lines(&t), ["1", "3", "", "4"]);
+    assert_eq!(cur(&t), (3, 0));
+    let t = term(3, 4, "1\r\n2\r\n3\r\n4\x1b[2T");
+    assert_eq!(lines(&t), ["", "", "1", "2"]);
+}
+
+#[test]
+fn decstbm_confines_scrolling_and_homes_the_cursor() {
+    let t = term(3, 4, "1\r\n2\r\n3\r\n4\x1b[2;3r");
+    assert_eq!(cur(&t), (0, 0));
+    let t = term(3, 4, "1\r\n2\r\n3\r\n4\x1b[2;3r\x1b[3;1H\n\nx");
+    assert_eq!(lines(&t), ["1", "", "x", "4"]);
+    assert_eq!(t.screen().history_len(), 0, "a region below the top row saves nothing");
+    // top >= bottom is ignored
+    let t = term(3, 4, "\x1b[3;3r");
+    assert_eq!(t.screen().margins().0..=t.screen().margins().1, 0..=3);
+}
+
+#[test]
+fn declrmm_and_decslrm_confine_printing_and_scrolling() {
+    let t = term(6, 3, "abcdef\r\nghijkl\r\nmnopqr\x1b[?69h\x1b[2;4s\x1b[3;2H\n");
+    assert_eq!(lines(&t), ["ahijef", "gnopkl", "m   qr"]);
+    // Text wraps at the right margin back to the left margin.
+    let t = term(6, 2, "\x1b[?69h\x1b[2;4s\x1b[1;2HWXYZ");
+    assert_eq!(lines(&t), [" WXY", " Z"]);
+    // Without DECLRMM, CSI s saves the cursor.
+    let t = term(6, 2, "\x1b[2;3H\x1b[s\x1b[H\x1b[ux");
+    assert_eq!(lines(&t), ["", "  x"]);
+}
+
+// ---- modes ----
+
+#[test]
+fn dectcem_decckm_decscnm_and_friends_are_recorded() {
+    let t = term(5, 1, "\x1b[?25l\x1b[?1h\x1b[?5h\x1b[?2004h\x1b[?1006h\x1b[?1002h\x1b[?2026h\x1b[5 q");
+    let m = t.screen().modes();
+    assert!(!m.cursor_visible && m.application_cursor && m.reverse_video && m.bracketed_paste);
+    assert!(m.synchronized_output);
+    assert_eq!(m.mouse, crate::MouseTracking::ButtonMotion);
+    assert_eq!(m.mouse_encoding, crate::MouseEncoding::Sgr);
+    assert_eq!(m.cursor_shape, crate::CursorShape::BlinkingBar);
+}
+
+#[test]
+fn alternate_screen_1049_saves_the_cursor_and_restores_the_main_screen() {
+    let t = term(5, 2, "main\x1b[?1049hALT");
+    assert_eq!(lines(&t), ["    A", "LT"]);
+    assert!(t.screen().alternate_screen());
+    let t = term(5, 2, "main\x1b[?1049hALT\x1b[?1049lx");
+    assert_eq!(lines(&t), ["mainx", ""]);
+}
+
+#[test]
+fn alternate_screen_47_keeps_its_contents_and_1047_clears_on_leaving() {
+    let t = term(5, 1, "a\x1b[?47hb\x1b[?47l\x1b[?47h");
+    assert_eq!(lines(&t), [" b"]);
+    let t = term(5, 1, "a\x1b[?1047hb\x1b[?1047l\x1b[?1047h");
+    assert_eq!(lines(&t), [""]);
+}
+
+#[test]
+fn the_alternate_screen_has_no_scrollback() {
+    let t = term(3, 2, "\x1b[?1049h1\r\n2\r\n3\r\n4");
+    assert_eq!(t.screen().history_len(), 0);
+}
+
+#[test]
+fn decrqm_reports_set_reset_and_unknown() {
+    let mut t = term(5, 1, "\x1b[?25$p\x1b[?7l\x1b[?7$p\x1b[?9999$p\x1b[4h\x1b[4$p");
+    assert_eq!(t.take_replies(), b"\x1b[?25;1$y\x1b[?7;2$y\x1b[?9999;0$y\x1b[4;1$y");
+}
+
+#[test]
+fn decstr_resets_modes_but_keeps_text() {
+    let t = term(5, 2, "ab\x1b[?25l\x1b[4h\x1b[2;2r\x1b[1m\x1b[!p");
+    assert_eq!(lines(&t), ["ab", ""]);
+    let m = t.screen().modes();
+    assert!(m.cursor_visible && !m.insert);
+    assert_eq!(t.screen().margins(), (0, 1, 0, 4));
+}
+
+// ---- SGR ----
+
+#[test]
+fn sgr_sets_and_clears_attributes() {
+    let t = term(10, 1, "\x1b[1;2;3;4;5;7;8;9;53mA\x1b[22;23;24;25;27;28;29;55mB\x1b[1mC\x1b[mD");
+    let a = pen_style(&t, 0, 0).attrs;
+    for bit in [Attrs::BOLD, Attrs::DIM, Attrs::ITALIC, Attrs::BLINK, Attrs::INVERSE, Attrs::HIDDEN, Attrs::STRIKE] {
+        assert!(a.has(bit));
+    }
+    assert_eq!(a.underline(), Underline::Single);
+    assert_eq!(pen_style(&t, 0, 1).attrs, Attrs::default());
+    assert!(pen_style(&t, 0, 2).attrs.has(Attrs::BOLD));
+    assert_eq!(pen_style(&t, 0, 3), crate::Style::default());
+}
+
+#[test]
+fn sgr_colours_in_every_form() {
+    let t = term(12, 1, "\x1b[31;42mA\x1b[91;102mB\x1b[38;5;200;48;2;1;2;3mC\x1b[38:2::4:5:6mD\x1b[38:2:7:8:9mE\x1b[39;49mF\x1b[58:5:3mG\x1b[59mH");
+    let s = |x| pen_style(&t, 0, x);
+    assert_eq!((s(0).fg, s(0).bg), (Color::Indexed(1), Color::Indexed(2)));
+    assert_eq!((s(1).fg, s(1).bg), (Color::Indexed(9), Color::Indexed(10)));
+    assert_eq!((s(2).fg, s(2).bg), (Color::Indexed(200), Color::Rgb(1, 2, 3)));
+    assert_eq!(s(3).fg, Color::Rgb(4, 5, 6));
+    assert_eq!(s(4).fg, Color::Rgb(7, 8, 9));
+    assert_eq!((s(5).fg, s(5).bg), (Color::Default, Color::Default));
+    assert_eq!(s(6).underline_color, Color::Indexed(3));
+    assert_eq!(s(7).underline_color, Color::Default);
+}
+
+#[test]
+fn sgr_underline_styles() {
+    let t = term(10, 1, "\x1b[4:3mA\x1b[21mB\x1b[4:0mC\x1b[4:5mD");
+    let u = |x| pen_style(&t, 0, x).attrs.underline();
+    assert_eq!([u(0), u(1), u(2), u(3)], [_U::Curly, _U::Double, _U::None, _U::Dashed]);
+}
+
+#[test]
+fn sgr_with_out_of_range_colour_is_ignored() {
+    let t = term(5, 1, "\x1b[38;5;300mA\x1b[38;2;1;2mB");
+    assert_eq!(pen_style(&t, 0, 0).fg, Color::Default);
+}
+
+// ---- reports ----
+
+#[test]
+fn dsr_da1_da2_answer_into_the_reply_buffer() {
+    let mut t = term(10, 5, "\x1b[5n\x1b[3;4H\x1b[6n\x1b[c\x1b[>c\x1b[?6n");
+    assert_eq!(t.take_replies(), b"\x1b[0n\x1b[3;4R\x1b[?62;22c\x1b[>1;10;0c\x1b[?3;4R");
+    assert!(t.take_replies().is_empty());
+}
+
+#[test]
+fn title_reports_and_clipboard_reads_are_refused() {
+    let mut t = term(10, 1, "\x1b]2;evil\x07\x1b[21t\x1b[20t\x1b]52;c;?\x07");
+    assert_eq!(t.screen().title(), "evil");
+    assert!(t.take_replies().is_empty());
+}
+
+#[test]
+fn osc_0_1_2_set_title_and_icon_name() {
+    let t = term(10, 1, "\x1b]0;both\x07\x1b]1;icon\x1b\\");
+    assert_eq!((t.screen().title(), t.screen().icon_name()), ("both", "icon"));
+    let t = term(10, 1, "\x1b]2;ti\x01tle\x07");
+    assert_eq!(t.screen().title(), "title", "control characters are dropped");
+}
+
+#[test]
+fn osc_8_hyperlinks_attach_to_the_text_between() {
+    let t = term(10, 1, "\x1b]8;;https://a.example/\x1b\\ab\x1b]8;;\x1b\\c");
+    let link = pen_style(&t, 0, 0).link;
+    assert_eq!(t.screen().link(link), Some("https://a.example/"));
+    assert_eq!(pen_style(&t, 0, 1).link, link);
+    assert_eq!(pen_style(&t, 0, 2).link, 0);
+}
+
+// ---- damage ----
+
+#[test]
+fn damage_records_changed_spans_and_scrolls() {
+    let mut t = term(10, 3, "");
+    t.screen_mut().clear_damage();
+    t.feed(b"\x1b[2;3Hab");
+    assert_eq!(t.screen().row_damage(0), None);
+    assert_eq!(t.screen().row_damage(1), Some((2, 4)));
+    t.screen_mut().clear_damage();
+    t.feed(b"\x1b[3;1H\nx");
+    assert_eq!(t.screen().scrolled(), 1);
+    assert_eq!(t.screen().row_damage(2), Some((0, 10)));
+    assert_eq!(t.screen().row_damage(1), None);
+}
+
+// ---- resize ----
+
+#[test]
+fn resize_keeps_text_and_clamps_the_cursor() {
+    let mut t = term(10, 3, "abcdefghij\r\n12\r\n34");
+    t.resize(4, 2);
+    assert_eq!(lines(&t), ["12", "34"]);
+    assert_eq!(t.screen().cells_text(t.screen().history_row(t.screen().history_len() - 1)), "abcd");
+    assert_eq!(cur(&t), (1, 2));
+    t.resize(10, 3);
+    assert_eq!(lines(&t), ["abcd", "12", "34"]);
+    t.feed(b"\x1b[99;99Hz");
+    assert_eq!(cur(&t), (2, 9));
+}
+
+// ---- memory bounds ----
+
+#[test]
+fn truecolor_floods_do_not_grow_the_style_table_without_bound() {
+    let mut t = Terminal::with_scrollback(20, 5, 10);
+    for i in 0..200_000u32 {
+        let s = format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, (i >> 16) & 255);
+        t.feed(s.as_bytes());
+    }
+    // 20 x (5 + 10) cells can use at most 300 distinct styles; the table stays near that.
+    assert!(t.screen().styles_len() <= 4096 + 2, "{}", t.screen().styles_len());
+    assert_eq!(t.screen().row_text(4).len(), 20);
+}
+
+#[test]
+fn the_scrollback_is_capped() {
+    let mut t = Terminal::with_scrollback(5, 2, 50);
+    for i in 0..1000 {
+        t.feed(format!("{i}\r\n").as_bytes());
+    }
+    assert_eq!(t.screen().history_len(), 50);
+    assert_eq!(t.screen().cells_text(t.screen().history_row(49)), "998");
+}
