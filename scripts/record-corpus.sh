@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Records real programs' output under a pty, as test streams for the engine.
+# Each program runs in `script` inside a real tmux (80x24, TERM=xterm-256color). When it is
+# idle, tmux's own rendering of the pane and its cursor are saved beside the stream
+# (NAME.tmux.txt): an independent oracle for what the stream should draw.
+# Usage: scripts/record-corpus.sh [OUTDIR]   (needs tmux, script, vim, less, htop, dialog)
+set -euo pipefail
+out=${1:-corpus}
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'tmux -L rec kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+sample="$work/sample.txt"
+seq 1 300 | sed 's/^/line number /' > "$sample"
+cp "$(dirname "$0")/record-corpus.sh" "$work/edit-me.sh"
+for i in $(seq 1 6); do
+  printf '%s 日本語のテキスト 中文字符 한국어 e\xcc\x81 n\xcc\x83 a\xcc\x8a 😀🎉 ok\n' "$i"
+  printf 'wide at the edge: %61s字字\n' "x"
+done > "$work/unicode.txt"
+
+# record NAME 'COMMAND' KEYS... : run COMMAND, type each KEYS group (tmux send-keys words),
+# pausing between groups, then save the stream and tmux's screen.
+record() {
+  local name=$1 cmd=$2; shift 2
+  local raw="$work/$name.typescript"
+  tmux -L rec kill-server 2>/dev/null || true
+  tmux -L rec -f /dev/null new-session -d -x 80 -y 24 \
+    "env TERM=xterm-256color LANG=C.UTF-8 PS1='\$ ' HOME=$work script -qf -c \"$cmd\" $raw; sleep 30"
+  tmux -L rec set-option -g status off
+  sleep 1.5
+  for keys in "$@"; do
+    # A group is tmux send-keys arguments: key names, or -l 'literal text'.
+    eval tmux -L rec send-keys "$keys"
+    sleep 0.7
+  done
+  sleep 1
+  { tmux -L rec capture-pane -p; tmux -L rec display -p 'cursor: #{cursor_y} #{cursor_x}'; } > "$out/$name.tmux.txt"
+  # Drop script's header line ("Script started on ...") and, if the program ended, its footer
+  # ("Script done on ..."); the rest is exactly the program's output.
+  python3 - "$raw" "$out/$name.raw" <<'PY'
+import sys
+data = open(sys.argv[1], 'rb').read()
+data = data[data.index(b'\n') + 1:]
+end = data.rfind(b'\nScript done on ')
+if end >= 0:
+    data = data[:end]
+open(sys.argv[2], 'wb').write(data)
+PY
+  tmux -L rec kill-server 2>/dev/null || true
+}
+
+record ls "ls --color=always -la /usr/lib/x86_64-linux-gnu | head -60"
+record vim "vim -u NONE -N -c 'syntax on' $work/edit-me.sh" "G" "o" "-l 'echo hello from vim'" "Escape" "gg" "-l /tmux" "Enter" "dd" "u"
+record less "less $sample" "Space" "Space" "b" "-l '/number 77'" "Enter" "j" "j"
+record unicode "cat $work/unicode.txt"
+record htop "htop" "Down" "Down" "F6"
+record dialog "dialog --menu 'Pick one' 15 50 5 a Apple b Banana c Cherry d 'Dragon fruit' e Elderberry f Fig" "Down" "Down"
+record bash "bash --norc -i" "-l 'echo one two three'" "Enter" "-l 'ls --color=always /usr'" "Enter" \
+  "-l 'echo typing with edits'" "C-a" "M-f" "M-f" "C-k" "Enter" "Up" "Up" "C-r" "-l one" "Escape" "C-e" "-l ' four'" "Enter"
+echo "recorded into $out:"; ls -la "$out"
