@@ -10,6 +10,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// Counts heap bytes so `blitty bench` can report each engine's memory.
+#[global_allocator]
+static ALLOC: blitty_lab::alloc::Counting = blitty_lab::alloc::Counting;
+
 #[derive(Parser)]
 #[command(name = "blitty", version, about = "A terminal stack that keeps up with its line")]
 struct Cli {

@@ -4,4 +4,8 @@
 //! installed), and reports. Speed is measured here, side by side in one run, never in unit
 //! tests. This room may do I/O and time things; it never changes the engine's behaviour.
 
+pub mod alloc;
 pub mod cli;
+pub mod engine_bench;
+pub mod peers;
+pub mod workloads;
