@@ -30,6 +30,17 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A bug must still end in one clear line, not a stack trace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".into());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("blitty: internal error{at}: {msg} (please report this)");
+    }));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

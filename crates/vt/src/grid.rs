@@ -27,12 +27,16 @@ pub struct RowMeta {
     pub wrapped: bool,
     /// Dirty columns `[start, end)` since damage was last cleared; empty when start >= end.
     pub dirty: (u16, u16),
+    /// Cells at and after this column are default blanks (`Cell::blank(0)`), so recycling
+    /// the row clears only the cells before it. Every write widens it through `touch`.
+    used: u16,
 }
 
 impl RowMeta {
     #[inline]
-    fn touch(&mut self, start: usize, end: usize) {
+    pub fn touch(&mut self, start: usize, end: usize) {
         let (s, e) = (start as u16, end as u16);
+        self.used = self.used.max(e);
         if self.dirty.0 >= self.dirty.1 {
             self.dirty = (s, e);
         } else {
@@ -104,8 +108,17 @@ impl Grid {
             }
             None => {
                 let id = self.meta.len() as u32;
+                if self.meta.len() == self.meta.capacity() {
+                    // Grow geometrically, but never past what the screen plus a full history
+                    // needs: the slab's capacity is exactly its cap once history is full.
+                    let cap = self.rows + self.history_cap + 1;
+                    let want = (self.meta.len() * 2).max(64).min(cap).max(self.meta.len() + 1);
+                    self.meta.reserve_exact(want - self.meta.len());
+                    self.cells.reserve_exact(want * self.cols - self.cells.len());
+                }
                 self.cells.resize(self.cells.len() + self.cols, blank);
-                self.meta.push(RowMeta { wrapped: false, dirty: (0, self.cols as u16) });
+                let used = if blank == Cell::blank(0) { 0 } else { self.cols as u16 };
+                self.meta.push(RowMeta { wrapped: false, dirty: (0, self.cols as u16), used });
                 id
             }
         }
@@ -114,8 +127,16 @@ impl Grid {
     #[inline]
     fn reset_row(&mut self, id: u32, blank: Cell) {
         let start = id as usize * self.cols;
-        self.cells[start..start + self.cols].fill(blank);
-        self.meta[id as usize] = RowMeta { wrapped: false, dirty: (0, self.cols as u16) };
+        let meta = &mut self.meta[id as usize];
+        let row = &mut self.cells[start..start + self.cols];
+        let used = if blank == Cell::blank(0) {
+            row[..meta.used as usize].fill(blank);
+            0
+        } else {
+            row.fill(blank);
+            self.cols as u16
+        };
+        *meta = RowMeta { wrapped: false, dirty: (0, self.cols as u16), used };
     }
 
     #[inline]
@@ -129,7 +150,15 @@ impl Grid {
         &self.cells[start..start + self.cols]
     }
 
-    /// A visible row to modify; the caller marks what it changed with [`Self::touch`].
+    /// A visible row to modify with its bookkeeping, found with one lookup (the print path).
+    #[inline]
+    pub fn row_meta_mut(&mut self, y: usize) -> (&mut [Cell], &mut RowMeta) {
+        let id = self.visible_id(y) as usize;
+        (&mut self.cells[id * self.cols..(id + 1) * self.cols], &mut self.meta[id])
+    }
+
+    /// A visible row to modify. The caller must mark what it changed with [`Self::touch`]:
+    /// besides damage, that keeps the row's `used` bound (what recycling clears) true.
     #[inline]
     pub fn row_mut(&mut self, y: usize) -> &mut [Cell] {
         let start = self.visible_id(y) as usize * self.cols;
@@ -194,8 +223,17 @@ impl Grid {
     /// `top == 0`, the rows leaving the top become history (xterm saves lines whenever the
     /// top margin is the first row and the left/right margins are the full width).
     pub fn scroll_up(&mut self, top: usize, bottom: usize, n: usize, blank: Cell, save: bool) {
-        let n = n.min(bottom + 1 - top);
         let full = top == 0 && bottom + 1 == self.rows;
+        if full && n == 1 && save && self.history_len() >= self.history_cap && self.history_cap > 0 {
+            // The steady state of scrolling output: the oldest history row becomes the new
+            // bottom row.
+            let id = self.lines.pop_front().expect("lines hold at least the screen");
+            self.reset_row(id, blank);
+            self.lines.push_back(id);
+            self.scrolled = (self.scrolled + 1).min(self.rows);
+            return;
+        }
+        let n = n.min(bottom + 1 - top);
         for _ in 0..n {
             if save && top == 0 && self.history_cap > 0 {
                 // [.. h, v0, v1 .. vb, vb+1 ..] -> [.. h, v0 | v1 .. vb, NEW, vb+1 ..]
@@ -206,8 +244,12 @@ impl Grid {
                 } else {
                     self.fresh_row(blank)
                 };
-                let at = self.lines.len() - self.rows + bottom + 1;
-                self.lines.insert(at, id);
+                if bottom + 1 == self.rows {
+                    self.lines.push_back(id);
+                } else {
+                    let at = self.lines.len() - self.rows + bottom + 1;
+                    self.lines.insert(at, id);
+                }
             } else {
                 let base = self.lines.len() - self.rows;
                 let id = self.lines.remove(base + top).expect("row inside the screen");
@@ -315,6 +357,7 @@ impl Grid {
                 cells.resize((new_id + 1) * cols, Cell::blank(0));
                 let mut m = self.meta[*id as usize];
                 m.dirty = (0, cols as u16);
+                m.used = cols as u16;
                 meta.push(m);
                 *id = new_id as u32;
             }
@@ -358,6 +401,7 @@ mod tests {
         for (x, b) in s.bytes().enumerate() {
             g.row_mut(y)[x] = Cell::ascii(b, 0);
         }
+        g.touch(y, 0, s.len());
     }
 
     fn text(g: &Grid, y: usize) -> String {

@@ -198,7 +198,10 @@ impl Parser {
             }
             let b = bytes[i];
             i += 1;
-            if b < 0x80 {
+            if self.state == State::Ground && b < 0x20 && !matches!(b, 0x18 | 0x1a | 0x1b) {
+                // CR, LF and the other C0 controls between runs of text: no state change.
+                p.execute(b);
+            } else if b < 0x80 {
                 self.ascii(p, b);
             } else {
                 self.utf8_start(p, b);

@@ -6,6 +6,17 @@ use unicode_width::UnicodeWidthChar;
 use super::{Screen, MAX_CLUSTER};
 use crate::cell::Cell;
 
+/// Writes `src` into `dst` (equal lengths) as cells of one style. Indexing both slices by the
+/// same counter lets the compiler vectorise the widening copy.
+#[inline]
+fn write_ascii(dst: &mut [Cell], src: &[u8], style: u32) {
+    let n = dst.len().min(src.len());
+    let (dst, src) = (&mut dst[..n], &src[..n]);
+    for i in 0..n {
+        dst[i] = Cell::ascii(src[i], style);
+    }
+}
+
 impl Screen {
     /// The right edge printing stops at: the right margin when the cursor is inside the
     /// left/right margins, else the last column (xterm).
@@ -40,6 +51,7 @@ impl Screen {
             self.last_char = Some(last as char);
         }
         let style = self.pen_id();
+        let (cols, autowrap) = (self.cols, self.modes.autowrap);
         let mut run = run;
         while !run.is_empty() {
             if self.cursor.pending_wrap {
@@ -48,22 +60,31 @@ impl Screen {
             let (x, y) = (self.cursor.x, self.cursor.y);
             let right = self.print_right();
             let n = run.len().min(right + 1 - x);
-            let (s, e) = self.split_wide_edges(y, x, x + n);
-            let row = &mut self.grid_mut().row_mut(y)[x..x + n];
-            for (cell, &b) in row.iter_mut().zip(&run[..n]) {
-                *cell = Cell::ascii(b, style);
+            let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
+            let (row, meta) = grid.row_meta_mut(y);
+            // A wide character half-covered by the run loses its other half.
+            let (mut s, mut e) = (x, x + n);
+            if x > 0 && row[x].is_spacer() {
+                row[x - 1] = Cell::blank(row[x - 1].style());
+                s = x - 1;
             }
-            self.touch(y, s, e);
+            if e < cols && row[e].is_spacer() {
+                row[e] = Cell::blank(row[e].style());
+                e += 1;
+            }
+            write_ascii(&mut row[x..x + n], &run[..n], style);
             run = &run[n..];
+            meta.touch(s, e);
             if x + n > right {
-                self.cursor.x = right;
-                if self.modes.autowrap {
-                    self.cursor.pending_wrap = true;
-                } else if let Some(&last) = run.last() {
-                    // Without autowrap, the rest overwrites the last column: only the last stays.
-                    self.grid_mut().row_mut(y)[right] = Cell::ascii(last, style);
-                    run = &[];
+                if !autowrap {
+                    if let Some(&last) = run.last() {
+                        // Without autowrap, the rest overwrites the last column: only the last stays.
+                        row[right] = Cell::ascii(last, style);
+                        run = &[];
+                    }
                 }
+                self.cursor.x = right;
+                self.cursor.pending_wrap = autowrap;
             } else {
                 self.cursor.x = x + n;
             }
