@@ -185,7 +185,7 @@ pub fn corpus(_rng: &mut Rng, target: usize) -> Vec<u8> {
             out.extend_from_slice(bytes);
         }
         // Leave the alternate screen and reset modes between rounds, as a shell would.
-        out.extend_from_slice(b"\x1b[?1049l\x1b[!p\x1b[0m\r\n");
+        out.extend_from_slice(b"\x1b[?1049l\x1b[r\x1b[0m\r\n");
     }
     out
 }
