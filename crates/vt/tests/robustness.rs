@@ -1,0 +1,175 @@
+//! Robustness: input split anywhere gives the screen that whole input gives; no byte sequence
+//! panics, moves the cursor off the screen, or grows memory past the engine's caps.
+
+use blitty_vt::Terminal;
+use proptest::prelude::*;
+
+const CORPUS: &[(&str, &[u8])] = &[
+    ("ls", include_bytes!("../../../corpus/ls.raw")),
+    ("vim", include_bytes!("../../../corpus/vim.raw")),
+    ("less", include_bytes!("../../../corpus/less.raw")),
+    ("htop", include_bytes!("../../../corpus/htop.raw")),
+    ("dialog", include_bytes!("../../../corpus/dialog.raw")),
+    ("bash", include_bytes!("../../../corpus/bash.raw")),
+    ("unicode", include_bytes!("../../../corpus/unicode.raw")),
+];
+
+/// Streams that put every parser state and UTF-8 length at a chunk boundary.
+const TRICKY: &[&[u8]] = &[
+    "字é😀\u{301}x\u{fe0f}".as_bytes(),
+    b"\x1b[38:2::10:20:30;1;4:3mA\x1b[0m\x1b[?1049h\x1b[2;5r\x1b[3L\x1b[?1049l",
+    b"\x1b]0;title \xe5\xad\x97\x07\x1b]8;id=1;https://x.example/\x1b\\link\x1b]8;;\x1b\\",
+    b"\x1bP1$qm\x1b\\\x1b_apc\x1b\\\x1b^pm\x1b\\\x1bXsos\x1b\\after",
+    b"\xc2\x9b2J\xc2\x9d2;c1 title\xc2\x9c\xe0\x80\xed\xa0\x80\xf4\x90\x80\x80\xff",
+    b"\x1b(0lqk\x0e\x1b)0x\x0fmj\x1b#8\x1b[5;5H\x1b[4h\xe5\xad\x97\x1b[4l\x1bc",
+];
+
+fn screen_after(chunks: &[&[u8]]) -> String {
+    let mut t = Terminal::with_scrollback(80, 24, 200);
+    for c in chunks {
+        t.feed(c);
+    }
+    let s = t.screen();
+    let mut out = s.dump_text();
+    out.push_str(&format!("title {:?} history {}\n", s.title(), s.history_len()));
+    for y in 0..s.rows() {
+        out.push_str(&format!("{:?}\n", s.row(y).iter().map(|c| s.style(c.style())).collect::<Vec<_>>()));
+    }
+    out
+}
+
+#[test]
+fn every_stream_split_at_every_byte_gives_the_same_screen() {
+    let streams =
+        CORPUS.iter().map(|(n, d)| (n.to_string(), *d)).chain(TRICKY.iter().map(|d| ("tricky".to_string(), *d)));
+    for (name, data) in streams {
+        let whole = screen_after(&[data]);
+        for cut in 1..data.len() {
+            let split = screen_after(&[&data[..cut], &data[cut..]]);
+            assert!(split == whole, "{name}: splitting at byte {cut} of {} changes the screen", data.len());
+        }
+    }
+}
+
+#[test]
+fn byte_at_a_time_gives_the_same_screen() {
+    for (name, data) in CORPUS {
+        let bytes: Vec<&[u8]> = data.chunks(1).collect();
+        assert!(screen_after(&bytes) == screen_after(&[data]), "{name}: one byte per read changes the screen");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_chunking_gives_the_same_screen(which in 0..CORPUS.len(), sizes in prop::collection::vec(1usize..4096, 1..64)) {
+        let data = CORPUS[which].1;
+        let mut chunks = Vec::new();
+        let mut at = 0;
+        for s in sizes.iter().cycle() {
+            if at >= data.len() { break; }
+            let end = (at + s).min(data.len());
+            chunks.push(&data[at..end]);
+            at = end;
+        }
+        prop_assert!(screen_after(&chunks) == screen_after(&[data]));
+    }
+}
+
+const ESCAPES: &[&[u8]] = &[
+    b"\x1b7", b"\x1b8", b"\x1bM", b"\x1bD", b"\x1bE", b"\x1bc", b"\x1b#8", b"\x1b(0", b"\x1b(B", b"\x0e", b"\x0f",
+    b"\r\n", b"\t", b"\x08",
+];
+const MODES: &[&[u8]] = &[
+    b"\x1b[?1049h",
+    b"\x1b[?1049l",
+    b"\x1b[?47h",
+    b"\x1b[?69h",
+    b"\x1b[2;5s",
+    b"\x1b[?6h",
+    b"\x1b[4h",
+    b"\x1b[?7l",
+    b"\x1b]8;;u\x07",
+    b"\x1b]2;t\x07",
+];
+
+/// Bytes biased towards what terminals parse: escapes, CSI parameters, UTF-8 lead bytes.
+fn terminal_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        4 => prop::collection::vec(any::<u8>(), 1..16),
+        2 => "[ -~]{1,20}".prop_map(|s| s.into_bytes()),
+        3 => (prop::sample::select(&b"@ABCDEFGHIJKLMPSTXZ`abcdefghlmnpqrstu"[..]), prop::collection::vec(0u32..70000, 0..6), prop::sample::select(&["", "?", ">", "!", "$", " ", "\""][..]))
+            .prop_map(|(f, ps, m)| {
+                let ps: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
+                let (private, inter) = if matches!(m, "?" | ">") { (m, "") } else { ("", m) };
+                format!("\x1b[{private}{}{inter}{}", ps.join(";"), f as char).into_bytes()
+            }),
+        1 => prop::sample::select(ESCAPES).prop_map(|b| b.to_vec()),
+        1 => prop::sample::select(&["字", "é", "\u{301}", "😀", "\u{200d}", "\u{fe0f}"][..]).prop_map(|s| s.as_bytes().to_vec()),
+        1 => prop::sample::select(MODES).prop_map(|b| b.to_vec()),
+    ];
+    prop::collection::vec(piece, 0..200).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn no_input_panics_escapes_the_screen_or_exceeds_caps(data in terminal_bytes(), cols in 1usize..100, rows in 1usize..40, resize in proptest::option::of((1usize..100, 1usize..40))) {
+        let mut t = Terminal::with_scrollback(cols, rows, 50);
+        let half = data.len() / 2;
+        t.feed(&data[..half]);
+        if let Some((c, r)) = resize {
+            t.resize(c, r);
+        }
+        t.feed(&data[half..]);
+        let s = t.screen();
+        let c = s.cursor();
+        prop_assert!(c.x < s.cols() && c.y < s.rows(), "cursor {:?} outside {}x{}", c, s.cols(), s.rows());
+        let (top, bottom, left, right) = s.margins();
+        prop_assert!(top <= bottom && bottom < s.rows() && left <= right && right < s.cols());
+        prop_assert!(s.history_len() <= 50);
+        prop_assert!(s.title().len() <= blitty_vt::term::MAX_TITLE);
+        for y in 0..s.rows() {
+            let row = s.row(y);
+            prop_assert_eq!(row.len(), s.cols());
+            // A wide character's right half always follows its left half.
+            for x in 0..row.len() {
+                if row[x].is_spacer() {
+                    prop_assert!(x > 0 && row[x - 1].is_wide(), "orphan spacer at {},{}", y, x);
+                }
+                if row[x].is_wide() {
+                    prop_assert!(x + 1 < row.len() && row[x + 1].is_spacer(), "wide without spacer at {},{}", y, x);
+                }
+            }
+        }
+        let replies = t.take_replies();
+        prop_assert!(replies.len() <= blitty_vt::term::MAX_REPLIES);
+    }
+}
+
+#[test]
+fn huge_parameters_and_payloads_stay_within_caps() {
+    let mut t = Terminal::with_scrollback(80, 24, 100);
+    t.feed(b"\x1b[99999999999999999999;99999999999999999999H");
+    let c = t.screen().cursor();
+    assert_eq!((c.y, c.x), (23, 79));
+    let mut title = b"\x1b]2;".to_vec();
+    title.extend(std::iter::repeat_n(b'x', 3000));
+    title.push(7);
+    t.feed(&title);
+    assert!(t.screen().title().len() <= blitty_vt::term::MAX_TITLE);
+    for _ in 0..100_000 {
+        t.feed(b"\x1b[6n");
+    }
+    assert!(t.take_replies().len() <= blitty_vt::term::MAX_REPLIES);
+    t.feed(b"\x1b[65535b\x1b[65535@\x1b[65535L\x1b[65535S");
+    let mut combining = b"e".to_vec();
+    for _ in 0..10_000 {
+        combining.extend("\u{301}".as_bytes());
+    }
+    t.feed(&combining);
+    let c = t.screen().cursor();
+    assert!(c.x < 80 && c.y < 24);
+}
