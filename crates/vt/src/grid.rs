@@ -294,6 +294,25 @@ impl Grid {
     ) {
         let h = bottom + 1 - top;
         let n = n.min(h);
+        // A wide character cut by a margin cannot move half-way: both halves become blanks.
+        for y in top..=bottom {
+            let cols = self.cols;
+            let row = self.row_mut(y);
+            let mut cut = None;
+            if left > 0 && row[left].is_spacer() {
+                row[left - 1] = Cell::blank(row[left - 1].style());
+                row[left] = Cell::blank(row[left].style());
+                cut = Some((left - 1, left + 1));
+            }
+            if right + 1 < cols && row[right].is_wide() {
+                row[right] = Cell::blank(row[right].style());
+                row[right + 1] = Cell::blank(row[right + 1].style());
+                cut = Some((cut.map_or(right, |c| c.0), right + 2));
+            }
+            if let Some((s, e)) = cut {
+                self.touch(y, s, e);
+            }
+        }
         let order: Vec<usize> = if up { (top..=bottom).collect() } else { (top..=bottom).rev().collect() };
         for (i, &y) in order.iter().enumerate() {
             if i + n < h {

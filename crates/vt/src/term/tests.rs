@@ -557,3 +557,12 @@ fn the_scrollback_is_capped() {
     assert_eq!(t.screen().history_len(), 50);
     assert_eq!(t.screen().cells_text(t.screen().history_row(49)), "998");
 }
+
+#[test]
+fn a_wide_character_cut_by_a_margin_does_not_move_half_way() {
+    // 字 straddles the left margin (columns 1-2, margin at column 2); IL inside the margins.
+    let t = term(4, 2, "\x1b[1;2H字x\x1b[?69h\x1b[3;4s\x1b[1;3H\x1b[L");
+    assert_eq!(lines(&t), ["", "   x"], "x moves down inside the margins");
+    let row = t.screen().row(0);
+    assert!(row.iter().all(|c| !c.is_wide() && !c.is_spacer()));
+}
