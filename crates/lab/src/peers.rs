@@ -11,10 +11,13 @@ pub trait Engine {
     fn dump(&self) -> String;
 }
 
+/// Builds an engine of `cols` x `rows` keeping `scrollback` lines.
+pub type MakeEngine = fn(cols: usize, rows: usize, scrollback: usize) -> Box<dyn Engine>;
+
 /// An engine the lab knows about; `make` is None when it is not available on this machine.
 pub struct Peer {
     pub name: &'static str,
-    pub make: Option<fn(cols: usize, rows: usize, scrollback: usize) -> Box<dyn Engine>>,
+    pub make: Option<MakeEngine>,
     /// Why the peer is missing, when it is.
     pub missing: &'static str,
 }

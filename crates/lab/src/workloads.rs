@@ -9,7 +9,7 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -19,7 +19,7 @@ impl Rng {
     }
     /// Uniform in `0..n` (n > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 }
 
@@ -98,7 +98,7 @@ pub fn sgr_truecolor(rng: &mut Rng, target: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(target + 100);
     let mut col = 0;
     while out.len() < target {
-        let v = rng.next();
+        let v = rng.next_u64();
         let c = |s: u32| (v >> s) & 255;
         out.extend_from_slice(
             format!("\x1b[38;2;{};{};{};48;2;{};{};{}m", c(0), c(8), c(16), c(24), c(32), c(40)).as_bytes(),

@@ -45,6 +45,15 @@ impl RowMeta {
     }
 }
 
+/// A rectangle of the screen: rows `top..=bottom`, columns `left..=right`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub top: usize,
+    pub bottom: usize,
+    pub left: usize,
+    pub right: usize,
+}
+
 pub struct Grid {
     cols: usize,
     rows: usize,
@@ -280,38 +289,35 @@ impl Grid {
         }
     }
 
-    /// Scrolls the rectangle rows `top..=bottom`, columns `left..=right` up (n > 0) or down
-    /// by moving cells: the path for scrolls inside left/right margins (DECSLRM).
-    pub fn scroll_rect(
-        &mut self,
-        top: usize,
-        bottom: usize,
-        left: usize,
-        right: usize,
-        up: bool,
-        n: usize,
-        blank: Cell,
-    ) {
+    /// A wide character cut by the margins `left..=right` of row `y` cannot move half-way:
+    /// both its halves become blanks, before cells inside the margins are shifted.
+    pub fn split_wide_at_margins(&mut self, y: usize, left: usize, right: usize) {
+        let cols = self.cols;
+        let row = self.row_mut(y);
+        let mut cut = None;
+        if left > 0 && row[left].is_spacer() {
+            row[left - 1] = Cell::blank(row[left - 1].style());
+            row[left] = Cell::blank(row[left].style());
+            cut = Some((left - 1, left + 1));
+        }
+        if right + 1 < cols && row[right].is_wide() {
+            row[right] = Cell::blank(row[right].style());
+            row[right + 1] = Cell::blank(row[right + 1].style());
+            cut = Some((cut.map_or(right, |c| c.0), right + 2));
+        }
+        if let Some((s, e)) = cut {
+            self.touch(y, s, e);
+        }
+    }
+
+    /// Scrolls the rectangle `r` up (`up`) or down by `n` by moving cells: the path for
+    /// scrolls inside left/right margins (DECSLRM).
+    pub fn scroll_rect(&mut self, r: Region, up: bool, n: usize, blank: Cell) {
+        let Region { top, bottom, left, right } = r;
         let h = bottom + 1 - top;
         let n = n.min(h);
-        // A wide character cut by a margin cannot move half-way: both halves become blanks.
         for y in top..=bottom {
-            let cols = self.cols;
-            let row = self.row_mut(y);
-            let mut cut = None;
-            if left > 0 && row[left].is_spacer() {
-                row[left - 1] = Cell::blank(row[left - 1].style());
-                row[left] = Cell::blank(row[left].style());
-                cut = Some((left - 1, left + 1));
-            }
-            if right + 1 < cols && row[right].is_wide() {
-                row[right] = Cell::blank(row[right].style());
-                row[right + 1] = Cell::blank(row[right + 1].style());
-                cut = Some((cut.map_or(right, |c| c.0), right + 2));
-            }
-            if let Some((s, e)) = cut {
-                self.touch(y, s, e);
-            }
+            self.split_wide_at_margins(y, left, right);
         }
         let order: Vec<usize> = if up { (top..=bottom).collect() } else { (top..=bottom).rev().collect() };
         for (i, &y) in order.iter().enumerate() {

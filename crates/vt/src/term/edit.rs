@@ -3,6 +3,7 @@
 
 use super::Screen;
 use crate::cell::Cell;
+use crate::grid::Region;
 use crate::style::Attrs;
 
 impl Screen {
@@ -15,7 +16,7 @@ impl Screen {
             let save = !self.alt_active;
             self.grid_mut().scroll_up(top, bottom, n, blank, save);
         } else {
-            self.grid_mut().scroll_rect(top, bottom, left, right, true, n, blank);
+            self.grid_mut().scroll_rect(Region { top, bottom, left, right }, true, n, blank);
         }
     }
 
@@ -26,7 +27,7 @@ impl Screen {
         if self.full_width() {
             self.grid_mut().scroll_down(top, bottom, n, blank);
         } else {
-            self.grid_mut().scroll_rect(top, bottom, left, right, false, n, blank);
+            self.grid_mut().scroll_rect(Region { top, bottom, left, right }, false, n, blank);
         }
     }
 
@@ -53,7 +54,7 @@ impl Screen {
         if self.full_width() {
             self.grid_mut().scroll_down(y, bottom, n, blank);
         } else {
-            self.grid_mut().scroll_rect(y, bottom, left, right, false, n, blank);
+            self.grid_mut().scroll_rect(Region { top: y, bottom, left, right }, false, n, blank);
         }
         self.cursor.x = self.left;
         self.cursor.pending_wrap = false;
@@ -71,7 +72,7 @@ impl Screen {
         if self.full_width() {
             self.grid_mut().scroll_up(y, bottom, n, blank, false);
         } else {
-            self.grid_mut().scroll_rect(y, bottom, left, right, true, n, blank);
+            self.grid_mut().scroll_rect(Region { top: y, bottom, left, right }, true, n, blank);
         }
         self.cursor.x = self.left;
         self.cursor.pending_wrap = false;
@@ -87,6 +88,8 @@ impl Screen {
         let right = self.right;
         let n = n.min(right + 1 - x);
         let blank = self.blank();
+        let left = self.left;
+        self.grid_mut().split_wide_at_margins(y, left, right);
         let (s, _) = self.split_wide_edges(y, x, x);
         let row = self.grid_mut().row_mut(y);
         row.copy_within(x..right + 1 - n, x + n);
@@ -108,6 +111,8 @@ impl Screen {
         let right = self.right;
         let n = n.min(right + 1 - x);
         let blank = self.blank();
+        let left = self.left;
+        self.grid_mut().split_wide_at_margins(y, left, right);
         let (s, _) = self.split_wide_edges(y, x, x + n);
         let row = self.grid_mut().row_mut(y);
         row.copy_within(x + n..right + 1, x);

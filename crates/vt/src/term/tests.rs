@@ -566,3 +566,11 @@ fn a_wide_character_cut_by_a_margin_does_not_move_half_way() {
     let row = t.screen().row(0);
     assert!(row.iter().all(|c| !c.is_wide() && !c.is_spacer()));
 }
+
+#[test]
+fn inserting_next_to_a_wide_character_cut_by_the_right_margin_blanks_it() {
+    // 字 at columns 3-4 straddles the right margin (column 4 of 1-based 2..4).
+    let t = term(6, 1, "\x1b[1;4H字\x1b[?69h\x1b[2;4s\x1b[1;2H\x1b[@");
+    let row = t.screen().row(0);
+    assert!(row.iter().all(|c| !c.is_wide() && !c.is_spacer()), "{:?}", t.screen().row_text(0));
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what blitty's build, tests and benchmarks need on a fresh Debian machine:
+# tmux and script (end-to-end tests and corpus recording), libvterm (a peer engine in the
+# benchmark), pkg-config (to find it), and the rustfmt and clippy components.
+set -euo pipefail
+need=()
+command -v tmux >/dev/null || need+=(tmux)
+command -v script >/dev/null || need+=(bsdutils)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+pkg-config --exists vterm 2>/dev/null || need+=(libvterm-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${need[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if command -v rustup >/dev/null; then
+  rustup component add rustfmt clippy >/dev/null 2>&1 || true
+fi
