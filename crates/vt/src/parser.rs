@@ -43,6 +43,8 @@ pub struct Params {
     /// Bit i set: parameter i followed a `:` (it is a sub-parameter of the one before).
     sub: u32,
     len: usize,
+    /// More parameters arrived than fit; the rest are dropped.
+    full: bool,
 }
 
 impl Params {
@@ -85,6 +87,11 @@ impl Params {
         })
     }
 
+    /// The parameters as given (0 for empty ones), sub-parameters included.
+    pub fn values(&self) -> &[u16] {
+        &self.vals[..self.len]
+    }
+
     /// Whether parameter `i` came after a `:`.
     pub fn is_sub(&self, i: usize) -> bool {
         i < self.len && self.sub & (1 << i) != 0
@@ -93,6 +100,7 @@ impl Params {
     fn clear(&mut self) {
         self.len = 0;
         self.sub = 0;
+        self.full = false;
     }
 
     fn push(&mut self, sub: bool) {
@@ -102,22 +110,41 @@ impl Params {
                 self.sub |= 1 << self.len;
             }
             self.len += 1;
+        } else {
+            self.full = true;
         }
     }
 
-    fn digit(&mut self, d: u8) {
+    /// Reads parameter bytes (digits, `;`, `:`) from the front of `bytes`, returning how
+    /// many it took. The parameter being read is kept in a register and stored once.
+    #[inline]
+    fn read(&mut self, bytes: &[u8]) -> usize {
         if self.len == 0 {
             self.push(false);
         }
-        let v = &mut self.vals[self.len - 1];
-        *v = v.saturating_mul(10).saturating_add((d - b'0') as u16);
+        let mut cur = self.vals[self.len - 1] as u32;
+        let mut n = 0;
+        for &b in bytes {
+            match b {
+                b'0'..=b'9' => cur = (cur * 10 + (b - b'0') as u32).min(u16::MAX as u32),
+                b';' | b':' => {
+                    self.store_last(cur);
+                    self.push(b == b':');
+                    cur = 0;
+                }
+                _ => break,
+            }
+            n += 1;
+        }
+        self.store_last(cur);
+        n
     }
 
-    fn separator(&mut self, colon: bool) {
-        if self.len == 0 {
-            self.push(false);
+    #[inline]
+    fn store_last(&mut self, v: u32) {
+        if !self.full {
+            self.vals[self.len - 1] = v as u16;
         }
-        self.push(colon);
     }
 }
 
@@ -188,19 +215,33 @@ impl Parser {
                 }
                 continue;
             }
-            if self.state == State::Ground {
-                let n = scan::printable_ascii_len(&bytes[i..]);
-                if n > 0 {
-                    p.print_ascii(&bytes[i..i + n]);
-                    i += n;
+            match self.state {
+                State::Ground => {
+                    let n = scan::printable_ascii_len(&bytes[i..]);
+                    if n > 0 {
+                        p.print_ascii(&bytes[i..i + n]);
+                        i += n;
+                        continue;
+                    }
+                }
+                State::CsiEntry | State::CsiParam if matches!(bytes[i], b'0'..=b';') => {
+                    // Parameter bytes are most of an escape-heavy stream: read them in a tight
+                    // loop rather than one state-machine step each.
+                    i += self.params.read(&bytes[i..]);
+                    self.state = State::CsiParam;
                     continue;
                 }
+                _ => {}
             }
             let b = bytes[i];
             i += 1;
             if self.state == State::Ground && b < 0x20 && !matches!(b, 0x18 | 0x1a | 0x1b) {
                 // CR, LF and the other C0 controls between runs of text: no state change.
                 p.execute(b);
+            } else if b == 0x1b && bytes.get(i) == Some(&b'[') && self.state == State::Ground {
+                // ESC [ : straight to CSI entry.
+                self.enter(State::CsiEntry);
+                i += 1;
             } else if b < 0x80 {
                 self.ascii(p, b);
             } else {
@@ -328,11 +369,7 @@ impl Parser {
     }
 
     fn param_byte(&mut self, b: u8) {
-        match b {
-            b'0'..=b'9' => self.params.digit(b),
-            b';' => self.params.separator(false),
-            _ => self.params.separator(true),
-        }
+        self.params.read(&[b]);
     }
 
     fn csi_dispatch<P: Perform>(&mut self, p: &mut P, b: u8) {

@@ -86,7 +86,7 @@ impl Underline {
 }
 
 /// Everything a cell can carry besides its character.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Style {
     pub fg: Color,
     pub bg: Color,
@@ -94,6 +94,29 @@ pub struct Style {
     pub attrs: Attrs,
     /// 0 for none, else 1 + an id in the hyperlink table.
     pub link: u32,
+}
+
+impl Color {
+    /// The colour as one word: tag in the top byte, index or RGB below.
+    #[inline]
+    pub fn packed(self) -> u32 {
+        match self {
+            Color::Default => 0,
+            Color::Indexed(i) => 0x0100_0000 | i as u32,
+            Color::Rgb(r, g, b) => 0x0200_0000 | (r as u32) << 16 | (g as u32) << 8 | b as u32,
+        }
+    }
+}
+
+impl Hash for Style {
+    /// Three words instead of a field-by-field walk: styles are hashed whenever SGR changes
+    /// the pen, which colour-dense output does for every cell.
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64((self.fg.packed() as u64) << 32 | self.bg.packed() as u64);
+        state.write_u64((self.underline_color.packed() as u64) << 32 | self.attrs.0 as u64);
+        state.write_u32(self.link);
+    }
 }
 
 /// A small, fast hash (the multiply-rotate of Firefox and rustc) for interning keys that no

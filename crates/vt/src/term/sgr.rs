@@ -7,59 +7,72 @@ use super::Screen;
 use crate::parser::Params;
 use crate::style::{Attrs, Color, Style, Underline};
 
-/// Reads an extended colour (the part after 38/48/58). `group` is the parameter with its
-/// colon sub-parameters; `rest` yields the following parameters for the semicolon form.
-fn extended_color<'a>(group: &[u16], rest: &mut impl Iterator<Item = &'a [u16]>) -> Option<Color> {
-    if group.len() > 1 {
-        // Colon form: 38:5:n or 38:2:[cs:]r:g:b
-        return match group[1] {
-            5 => group.get(2).and_then(|&n| u8::try_from(n).ok()).map(Color::Indexed),
-            2 => {
-                let rgb = if group.len() >= 6 { &group[3..6] } else { group.get(2..5)? };
-                rgb_color(rgb[0], rgb[1], rgb[2])
-            }
+/// Reads the extended colour of the parameter at `i` (38, 48 or 58). Returns the colour, if
+/// valid, and the index of the first parameter after it.
+fn extended_color(p: &Params, i: usize) -> (Option<Color>, usize) {
+    let v = p.values();
+    if p.is_sub(i + 1) {
+        // Colon form: 38:5:n or 38:2:[cs:]r:g:b; the group ends at the next non-sub parameter.
+        let mut end = i + 1;
+        while end < v.len() && p.is_sub(end) {
+            end += 1;
+        }
+        let group = &v[i..end];
+        let color = match group.get(1) {
+            Some(5) => group.get(2).and_then(|&n| u8::try_from(n).ok()).map(Color::Indexed),
+            Some(2) if group.len() >= 6 => rgb(group[3], group[4], group[5]),
+            Some(2) if group.len() == 5 => rgb(group[2], group[3], group[4]),
             _ => None,
         };
+        return (color, end);
     }
-    let mut next = || rest.next().map(|g| g[0]);
-    match next()? {
-        5 => next().and_then(|n| u8::try_from(n).ok()).map(Color::Indexed),
-        2 => {
-            let (r, g, b) = (next()?, next()?, next()?);
-            rgb_color(r, g, b)
-        }
-        _ => None,
+    match v.get(i + 1) {
+        Some(5) => (v.get(i + 2).and_then(|&n| u8::try_from(n).ok()).map(Color::Indexed), (i + 3).min(v.len())),
+        Some(2) if v.len() >= i + 5 => (rgb(v[i + 2], v[i + 3], v[i + 4]), i + 5),
+        Some(_) => (None, v.len()),
+        None => (None, i + 1),
     }
 }
 
-fn rgb_color(r: u16, g: u16, b: u16) -> Option<Color> {
+#[inline]
+fn rgb(r: u16, g: u16, b: u16) -> Option<Color> {
     Some(Color::Rgb(u8::try_from(r).ok()?, u8::try_from(g).ok()?, u8::try_from(b).ok()?))
+}
+
+fn underline(sub: Option<u16>) -> Underline {
+    match sub {
+        None => Underline::Single,
+        Some(0) => Underline::None,
+        Some(2) => Underline::Double,
+        Some(3) => Underline::Curly,
+        Some(4) => Underline::Dotted,
+        Some(5) => Underline::Dashed,
+        Some(_) => Underline::Single,
+    }
 }
 
 impl Screen {
     /// SGR: applies every attribute in `params` to the pen. Unknown values are ignored.
     pub(crate) fn select_graphic_rendition(&mut self, params: &Params) {
         let mut s = self.pen.style;
-        if params.is_empty() {
+        let v = params.values();
+        if v.is_empty() {
             s = reset(s);
         }
-        let mut groups = params.groups();
-        while let Some(group) = groups.next() {
+        let mut i = 0;
+        while i < v.len() {
+            let mut next = i + 1;
+            // Sub-parameters not consumed below belong to this parameter and are skipped.
+            while next < v.len() && params.is_sub(next) && !matches!(v[i], 38 | 48 | 58) {
+                next += 1;
+            }
             let a = &mut s.attrs;
-            match group[0] {
+            match v[i] {
                 0 => s = reset(s),
                 1 => a.set(Attrs::BOLD, true),
                 2 => a.set(Attrs::DIM, true),
                 3 => a.set(Attrs::ITALIC, true),
-                4 => a.set_underline(match group.get(1) {
-                    None => Underline::Single,
-                    Some(0) => Underline::None,
-                    Some(2) => Underline::Double,
-                    Some(3) => Underline::Curly,
-                    Some(4) => Underline::Dotted,
-                    Some(5) => Underline::Dashed,
-                    Some(_) => Underline::Single,
-                }),
+                4 => a.set_underline(underline(params.is_sub(i + 1).then(|| v[i + 1]))),
                 5 => a.set(Attrs::BLINK, true),
                 6 => a.set(Attrs::RAPID_BLINK, true),
                 7 => a.set(Attrs::INVERSE, true),
@@ -80,31 +93,28 @@ impl Screen {
                 28 => a.set(Attrs::HIDDEN, false),
                 29 => a.set(Attrs::STRIKE, false),
                 n @ 30..=37 => s.fg = Color::Indexed((n - 30) as u8),
-                38 => {
-                    if let Some(c) = extended_color(group, &mut groups) {
-                        s.fg = c
+                38 | 48 | 58 => {
+                    let (color, after) = extended_color(params, i);
+                    if let Some(c) = color {
+                        match v[i] {
+                            38 => s.fg = c,
+                            48 => s.bg = c,
+                            _ => s.underline_color = c,
+                        }
                     }
+                    next = after;
                 }
                 39 => s.fg = Color::Default,
                 n @ 40..=47 => s.bg = Color::Indexed((n - 40) as u8),
-                48 => {
-                    if let Some(c) = extended_color(group, &mut groups) {
-                        s.bg = c
-                    }
-                }
                 49 => s.bg = Color::Default,
                 53 => a.set(Attrs::OVERLINE, true),
                 55 => a.set(Attrs::OVERLINE, false),
-                58 => {
-                    if let Some(c) = extended_color(group, &mut groups) {
-                        s.underline_color = c
-                    }
-                }
                 59 => s.underline_color = Color::Default,
                 n @ 90..=97 => s.fg = Color::Indexed((n - 90 + 8) as u8),
                 n @ 100..=107 => s.bg = Color::Indexed((n - 100 + 8) as u8),
                 _ => {}
             }
+            i = next;
         }
         self.set_pen(s);
     }
