@@ -239,9 +239,15 @@ impl Parser {
                 // CR, LF and the other C0 controls between runs of text: no state change.
                 p.execute(b);
             } else if b == 0x1b && bytes.get(i) == Some(&b'[') && self.state == State::Ground {
-                // ESC [ : straight to CSI entry.
-                self.enter(State::CsiEntry);
+                // ESC [ : a whole sequence in the buffer is parsed in one pass; otherwise the
+                // state machine takes it from CSI entry.
                 i += 1;
+                self.enter(State::CsiEntry);
+                if let Some(n) = self.csi_whole(p, &bytes[i..]) {
+                    i += n;
+                } else {
+                    self.enter(State::CsiEntry);
+                }
             } else if b < 0x80 {
                 self.ascii(p, b);
             } else {
@@ -370,6 +376,33 @@ impl Parser {
 
     fn param_byte(&mut self, b: u8) {
         self.params.read(&[b]);
+    }
+
+    /// Parses a complete CSI sequence at the start of `bytes` (just after `ESC [`) in one pass
+    /// and dispatches it, returning its length. Returns None, having dispatched nothing, when
+    /// the sequence is not whole in `bytes` or holds anything but the plain form
+    /// `[private] params [intermediates] final`: the state machine then reads it again.
+    #[inline]
+    fn csi_whole<P: Perform>(&mut self, p: &mut P, bytes: &[u8]) -> Option<usize> {
+        let mut j = 0;
+        if let Some(&b @ b'<'..=b'?') = bytes.first() {
+            self.private = b;
+            j = 1;
+        }
+        if matches!(bytes.get(j), Some(b'0'..=b';')) {
+            j += self.params.read(&bytes[j..]);
+        }
+        while let Some(&b @ 0x20..=0x2f) = bytes.get(j) {
+            self.collect(b);
+            j += 1;
+        }
+        match bytes.get(j) {
+            Some(&f @ 0x40..=0x7e) => {
+                self.csi_dispatch(p, f);
+                Some(j + 1)
+            }
+            _ => None,
+        }
     }
 
     fn csi_dispatch<P: Perform>(&mut self, p: &mut P, b: u8) {
