@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use blitty_vt::Terminal;
 
 #[derive(clap::Args)]
@@ -48,9 +48,6 @@ pub fn parse_size(s: &str) -> Result<(usize, usize), String> {
 
 pub fn run(args: Args) -> Result<()> {
     let data = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
-    if args.file.is_dir() {
-        bail!("{} is a directory", args.file.display());
-    }
     let (cols, rows) = args.size;
     let mut term = Terminal::with_scrollback(cols, rows, args.scrollback);
     let start = Instant::now();
