@@ -99,9 +99,9 @@ fn engine_markdown(r: &Report, opts: &Options, command: &str) -> String {
         };
         let target = engine_bench::target_for(&row.workload);
         cells.push(ratio.map_or("-".into(), |x| format!("{x:.2}x")));
-        cells.push(format!("{target}x"));
-        if let Some(x) = ratio {
-            verdicts.push((row.workload.clone(), x, target));
+        cells.push(target.map_or("none set".into(), |t| format!("{t}x")));
+        if let (Some(x), Some(t)) = (ratio, target) {
+            verdicts.push((row.workload.clone(), x, t));
         }
         t.add_row(cells);
     }

@@ -125,14 +125,15 @@ impl Params {
         let mut cur = self.vals[self.len - 1] as u32;
         let mut n = 0;
         for &b in bytes {
-            match b {
-                b'0'..=b'9' => cur = (cur * 10 + (b - b'0') as u32).min(u16::MAX as u32),
-                b';' | b':' => {
-                    self.store_last(cur);
-                    self.push(b == b':');
-                    cur = 0;
-                }
-                _ => break,
+            let d = b.wrapping_sub(b'0');
+            if d < 10 {
+                cur = (cur * 10 + d as u32).min(u16::MAX as u32);
+            } else if d == b';' - b'0' || d == b':' - b'0' {
+                self.store_last(cur);
+                self.push(b == b':');
+                cur = 0;
+            } else {
+                break;
             }
             n += 1;
         }

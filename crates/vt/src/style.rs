@@ -200,13 +200,27 @@ impl<T: Hash + Eq + Clone> Interner<T> {
         self.free.is_empty() && self.items.len() >= self.threshold
     }
 
-    /// The id of `value`, adding it if new. Callers run a collection first when
-    /// [`Self::wants_collection`] says so.
+    /// The id of `value`, adding it if new (one hash either way). Callers run a collection
+    /// first when [`Self::wants_collection`] says so.
     pub fn intern(&mut self, value: &T) -> u32 {
-        if let Some(&id) = self.ids.get(value) {
-            return id;
+        use std::collections::hash_map::Entry;
+        match self.ids.entry(value.clone()) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => {
+                let id = match self.free.pop() {
+                    Some(id) => {
+                        self.items[id as usize] = Some(value.clone());
+                        id
+                    }
+                    None => {
+                        self.items.push(Some(value.clone()));
+                        (self.items.len() - 1) as u32
+                    }
+                };
+                e.insert(id);
+                id
+            }
         }
-        self.insert_new(value.clone())
     }
 
     fn insert_new(&mut self, value: T) -> u32 {
@@ -241,6 +255,8 @@ impl<T: Hash + Eq + Clone> Interner<T> {
             }
         }
         self.threshold = (2 * kept).max(self.min_threshold);
+        // Room for everything until the next collection, so the table never rehashes between.
+        self.ids.reserve(self.threshold.saturating_sub(self.ids.len()));
     }
 
     /// Live entries (for tests and memory reports).

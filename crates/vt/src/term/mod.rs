@@ -291,9 +291,8 @@ impl Screen {
     }
 
     fn intern_style(&mut self, style: Style) -> u32 {
-        if let Some(id) = self.styles.lookup(&style) {
-            return id;
-        }
+        // Checked before interning (a collection at the threshold may come one style early)
+        // so that interning hashes the style once.
         if self.styles.wants_collection() {
             self.collect_garbage();
         }
