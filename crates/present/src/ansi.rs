@@ -1,0 +1,429 @@
+//! Frames for a host terminal (xterm, tmux, ...): a model of what the host shows, and a diff
+//! from it to the engine's screen written as one buffer.
+//!
+//! A frame: hide the cursor; if the engine scrolled the whole screen by k lines since the last
+//! frame, one SU (CSI k S) scrolls the host too; then, for each changed row, only the cells
+//! that differ are written (short unchanged gaps are written through rather than jumped over;
+//! a blank tail becomes one EL); SGR is emitted only when the pen must change; then the modes
+//! that change what the host sends (cursor keys, keypad, mouse, bracketed paste, focus) and
+//! the cursor's shape, position and visibility are brought in line.
+
+use std::io::Write;
+
+use blitty_vt::{Cell, CursorShape, Modes, MouseEncoding, MouseTracking, Screen, Style};
+
+use crate::sgr;
+use crate::view::View;
+
+/// One cell as the host shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct HostCell {
+    text: Text,
+    style: Style,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Text {
+    Char(char),
+    /// A character with combining marks.
+    Cluster(Box<str>),
+    /// The right half of a wide character.
+    Spacer,
+}
+
+impl HostCell {
+    fn blank(style: Style) -> HostCell {
+        HostCell { text: Text::Char(' '), style }
+    }
+
+    fn is_wide(&self, next: Option<&HostCell>) -> bool {
+        matches!(next, Some(HostCell { text: Text::Spacer, .. }))
+    }
+}
+
+/// The host terminal's modes that blitty mirrors from the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HostModes {
+    application_cursor: bool,
+    application_keypad: bool,
+    mouse: MouseTracking,
+    mouse_encoding: MouseEncoding,
+    focus_events: bool,
+    bracketed_paste: bool,
+    reverse_video: bool,
+    cursor_shape: CursorShape,
+}
+
+impl HostModes {
+    fn of(m: &Modes) -> HostModes {
+        HostModes {
+            application_cursor: m.application_cursor,
+            application_keypad: m.application_keypad,
+            mouse: m.mouse,
+            mouse_encoding: m.mouse_encoding,
+            focus_events: m.focus_events,
+            bracketed_paste: m.bracketed_paste,
+            reverse_video: m.reverse_video,
+            cursor_shape: m.cursor_shape,
+        }
+    }
+
+    /// What the host had before blitty started (and gets back at the end).
+    fn initial() -> HostModes {
+        HostModes::of(&Modes::default())
+    }
+}
+
+/// Statistics of the frames written, for benchmarks and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrameStats {
+    pub frames: u64,
+    pub bytes: u64,
+    pub scrolls: u64,
+}
+
+pub struct AnsiPresenter {
+    cols: usize,
+    rows: usize,
+    host: Vec<HostCell>,
+    /// Where the host's cursor is, when known (unknown after writing the last column).
+    cursor: Option<(usize, usize)>,
+    pen: Style,
+    modes: HostModes,
+    /// The next frame compares every cell, not only damaged ones.
+    full: bool,
+    /// The view drawn by the last frame (its offset), so damage is trusted only for the live view.
+    last_offset: Option<usize>,
+    last_alt: bool,
+    title: String,
+    pub stats: FrameStats,
+}
+
+/// Unchanged cells shorter than this are written through instead of moving the cursor.
+const GAP: usize = 4;
+
+impl AnsiPresenter {
+    pub fn new(cols: usize, rows: usize) -> AnsiPresenter {
+        AnsiPresenter {
+            cols,
+            rows,
+            host: vec![HostCell::blank(Style::default()); cols * rows],
+            cursor: None,
+            pen: Style::default(),
+            modes: HostModes::initial(),
+            full: true,
+            last_offset: None,
+            last_alt: false,
+            title: String::new(),
+            stats: FrameStats::default(),
+        }
+    }
+
+    /// Takes over the host: its alternate screen, cleared, default pen, autowrap on.
+    pub fn enter(&mut self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"\x1b[?1049h\x1b[0m\x1b[?7h\x1b[H\x1b[2J");
+        self.reset_model();
+    }
+
+    /// The host changed size: the model is cleared and the next frame redraws everything.
+    pub fn resize(&mut self, cols: usize, rows: usize, out: &mut Vec<u8>) {
+        self.cols = cols;
+        self.rows = rows;
+        out.extend_from_slice(b"\x1b[0m\x1b[H\x1b[2J");
+        self.reset_model();
+    }
+
+    /// Forgets what the host shows (it was cleared to default blanks).
+    fn reset_model(&mut self) {
+        self.host = vec![HostCell::blank(Style::default()); self.cols * self.rows];
+        self.cursor = Some((0, 0));
+        self.pen = Style::default();
+        self.full = true;
+    }
+
+    /// Gives the host back: modes blitty changed are reset, the main screen restored, the
+    /// cursor shown, SGR reset.
+    pub fn leave(&mut self, out: &mut Vec<u8>) {
+        self.set_modes(HostModes::initial(), out);
+        out.extend_from_slice(b"\x1b[0m\x1b[?25h\x1b[?1049l");
+    }
+
+    /// Writes the frame that makes the host show `view` into `out` (appended). The caller
+    /// clears the engine's damage once the frame is written.
+    pub fn frame(&mut self, view: View, out: &mut Vec<u8>) {
+        let screen = view.screen;
+        if screen.cols() != self.cols || screen.rows() != self.rows {
+            // The engine is resized together with the presenter; until then, draw what fits.
+        }
+        let start = out.len();
+        out.extend_from_slice(b"\x1b[?25l");
+        let live = view.offset == 0;
+        let trusted = !self.full
+            && live
+            && self.last_offset == Some(0)
+            && self.last_alt == screen.alternate_screen()
+            && screen.cols() == self.cols
+            && screen.rows() == self.rows;
+        if trusted {
+            let k = screen.scrolled();
+            if k > 0 && k < self.rows {
+                self.scroll_host(k, out);
+            }
+        }
+        let rows = self.rows.min(screen.rows());
+        for y in 0..rows {
+            let span = if trusted {
+                match screen.row_damage(y) {
+                    Some((s, e)) => (s, e.min(self.cols)),
+                    None => continue,
+                }
+            } else {
+                (0, self.cols)
+            };
+            self.draw_row(view, y, span, out);
+        }
+        self.full = false;
+        self.last_offset = Some(view.offset);
+        self.last_alt = screen.alternate_screen();
+        self.set_modes(HostModes::of(screen.modes()), out);
+        self.set_title(screen.title(), out);
+        let c = screen.cursor();
+        if live {
+            self.move_to(c.y.min(self.rows - 1), c.x.min(self.cols - 1), out);
+            if screen.modes().cursor_visible {
+                out.extend_from_slice(b"\x1b[?25h");
+            }
+        }
+        self.stats.frames += 1;
+        self.stats.bytes += (out.len() - start) as u64;
+    }
+
+    /// Scrolls the host's whole screen up by `k` (the engine did the same).
+    fn scroll_host(&mut self, k: usize, out: &mut Vec<u8>) {
+        // New lines take the host pen's background: use the default.
+        self.set_pen(&Style::default(), out);
+        let _ = write!(out, "\x1b[{k}S");
+        self.host.drain(..k * self.cols);
+        self.host.resize(self.rows * self.cols, HostCell::blank(Style::default()));
+        self.stats.scrolls += 1;
+    }
+
+    fn host_cell(&self, y: usize, x: usize) -> &HostCell {
+        &self.host[y * self.cols + x]
+    }
+
+    /// The engine cell as the host would show it.
+    fn wanted(screen: &Screen, cell: Cell) -> HostCell {
+        let text = if cell.is_spacer() {
+            Text::Spacer
+        } else if let Some(c) = cell.char_value() {
+            Text::Char(c)
+        } else {
+            let mut s = String::new();
+            screen.push_cell_text(cell, &mut s);
+            Text::Cluster(s.into_boxed_str())
+        };
+        HostCell { text, style: screen.style(cell.style()) }
+    }
+
+    fn draw_row(&mut self, view: View, y: usize, span: (usize, usize), out: &mut Vec<u8>) {
+        let screen = view.screen;
+        let row = view.row(y);
+        let cols = self.cols.min(row.len());
+        let wanted: Vec<HostCell> = row[..cols].iter().map(|&c| Self::wanted(screen, c)).collect();
+        // A blank tail with one background becomes a single EL.
+        let tail_style = wanted.last().map(|c| c.style).unwrap_or_default();
+        let erasable = |c: &HostCell| c.text == Text::Char(' ') && c.style == tail_style;
+        let mut tail = cols;
+        while tail > 0 && erasable(&wanted[tail - 1]) {
+            tail -= 1;
+        }
+        let bce_ok = tail_style == Style { bg: tail_style.bg, ..Style::default() };
+        let (mut x, end) = (span.0.min(cols), span.1.min(cols));
+        // Start on the left half of a wide character.
+        if x > 0 && wanted[x].text == Text::Spacer {
+            x -= 1;
+        }
+        while x < end {
+            if *self.host_cell(y, x) == wanted[x] {
+                x += 1;
+                continue;
+            }
+            if bce_ok && x >= tail && cols - x > GAP && (x..cols).any(|i| *self.host_cell(y, i) != wanted[i]) {
+                self.move_to(y, x, out);
+                self.set_pen(&tail_style, out);
+                out.extend_from_slice(b"\x1b[K");
+                for i in x..cols {
+                    self.set_host(y, i, HostCell::blank(tail_style));
+                }
+                break;
+            }
+            self.move_to(y, x, out);
+            // Write this cell and through short gaps of unchanged cells to the next change.
+            let mut last_change = x;
+            while x < end.max(last_change + 1) && x < cols {
+                if *self.host_cell(y, x) != wanted[x] {
+                    last_change = x;
+                } else if x - last_change > GAP {
+                    break;
+                }
+                x = self.put(y, x, &wanted, out);
+            }
+        }
+    }
+
+    /// Writes `wanted[x]` (a wide character takes two cells) at the host cursor, which is at
+    /// (y, x); returns the next column.
+    fn put(&mut self, y: usize, x: usize, wanted: &[HostCell], out: &mut Vec<u8>) -> usize {
+        self.move_to(y, x, out);
+        let cell = &wanted[x];
+        let wide = cell.is_wide(wanted.get(x + 1));
+        if cell.text == Text::Spacer {
+            // A right half whose left half is unchanged: rewrite from the left half.
+            return x + 1;
+        }
+        self.set_pen(&cell.style, out);
+        let mut buf = [0u8; 4];
+        match &cell.text {
+            Text::Char(c) => {
+                let c = if c.is_control() { ' ' } else { *c };
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+            Text::Cluster(s) => out.extend_from_slice(s.as_bytes()),
+            Text::Spacer => {}
+        }
+        self.set_host(y, x, cell.clone());
+        let next = if wide {
+            self.set_host(y, x + 1, wanted[x + 1].clone());
+            x + 2
+        } else {
+            x + 1
+        };
+        self.cursor = if next < self.cols { Some((y, next)) } else { None };
+        next
+    }
+
+    /// Records that the host cell (y, x) now shows `cell`, with the side effects a real
+    /// terminal has: overwriting half of a wide character blanks the other half.
+    fn set_host(&mut self, y: usize, x: usize, cell: HostCell) {
+        let i = y * self.cols + x;
+        if cell.text != Text::Spacer {
+            if x > 0 && self.host[i].text == Text::Spacer {
+                let style = self.host[i - 1].style;
+                self.host[i - 1] = HostCell::blank(style);
+            }
+            if x + 1 < self.cols && self.host[i + 1].text == Text::Spacer {
+                let style = self.host[i + 1].style;
+                self.host[i + 1] = HostCell::blank(style);
+            }
+        }
+        self.host[i] = cell;
+    }
+
+    fn set_pen(&mut self, style: &Style, out: &mut Vec<u8>) {
+        sgr::transition(out, &self.pen, style);
+        self.pen = *style;
+    }
+
+    /// Moves the host cursor, with the shortest sequence that does it.
+    fn move_to(&mut self, y: usize, x: usize, out: &mut Vec<u8>) {
+        match self.cursor {
+            Some((cy, cx)) if (cy, cx) == (y, x) => {}
+            Some((cy, cx)) if cy == y && x > cx => {
+                let _ = if x - cx == 1 { write!(out, "\x1b[C") } else { write!(out, "\x1b[{}C", x - cx) };
+            }
+            Some((cy, _)) if cy == y && x == 0 => out.push(b'\r'),
+            Some((cy, _)) if cy == y => {
+                let _ = write!(out, "\x1b[{}G", x + 1);
+            }
+            _ => {
+                let _ = if x == 0 { write!(out, "\x1b[{}H", y + 1) } else { write!(out, "\x1b[{};{}H", y + 1, x + 1) };
+            }
+        }
+        self.cursor = Some((y, x));
+    }
+
+    fn set_modes(&mut self, want: HostModes, out: &mut Vec<u8>) {
+        let have = self.modes;
+        if have == want {
+            return;
+        }
+        let dec = |out: &mut Vec<u8>, mode: u32, on: bool| {
+            let _ = write!(out, "\x1b[?{mode}{}", if on { 'h' } else { 'l' });
+        };
+        if have.application_cursor != want.application_cursor {
+            dec(out, 1, want.application_cursor);
+        }
+        if have.application_keypad != want.application_keypad {
+            out.extend_from_slice(if want.application_keypad { b"\x1b=" } else { b"\x1b>" });
+        }
+        if have.mouse != want.mouse {
+            let code = |m: MouseTracking| match m {
+                MouseTracking::Off => None,
+                MouseTracking::X10 => Some(9),
+                MouseTracking::Normal => Some(1000),
+                MouseTracking::ButtonMotion => Some(1002),
+                MouseTracking::AnyMotion => Some(1003),
+            };
+            if let Some(c) = code(have.mouse) {
+                dec(out, c, false);
+            }
+            if let Some(c) = code(want.mouse) {
+                dec(out, c, true);
+            }
+        }
+        if have.mouse_encoding != want.mouse_encoding {
+            let code = |m: MouseEncoding| match m {
+                MouseEncoding::Default => None,
+                MouseEncoding::Utf8 => Some(1005),
+                MouseEncoding::Sgr => Some(1006),
+                MouseEncoding::Urxvt => Some(1015),
+                MouseEncoding::SgrPixels => Some(1016),
+            };
+            if let Some(c) = code(have.mouse_encoding) {
+                dec(out, c, false);
+            }
+            if let Some(c) = code(want.mouse_encoding) {
+                dec(out, c, true);
+            }
+        }
+        if have.focus_events != want.focus_events {
+            dec(out, 1004, want.focus_events);
+        }
+        if have.bracketed_paste != want.bracketed_paste {
+            dec(out, 2004, want.bracketed_paste);
+        }
+        if have.reverse_video != want.reverse_video {
+            dec(out, 5, want.reverse_video);
+        }
+        if have.cursor_shape != want.cursor_shape {
+            let n = match want.cursor_shape {
+                CursorShape::Default => 0,
+                CursorShape::BlinkingBlock => 1,
+                CursorShape::SteadyBlock => 2,
+                CursorShape::BlinkingUnderline => 3,
+                CursorShape::SteadyUnderline => 4,
+                CursorShape::BlinkingBar => 5,
+                CursorShape::SteadyBar => 6,
+            };
+            let _ = write!(out, "\x1b[{n} q");
+        }
+        self.modes = want;
+    }
+
+    /// The window title, from the engine's (already control-free) title.
+    fn set_title(&mut self, title: &str, out: &mut Vec<u8>) {
+        if title != self.title {
+            let clean: String = title.chars().filter(|c| !c.is_control()).collect();
+            out.extend_from_slice(b"\x1b]2;");
+            out.extend_from_slice(clean.as_bytes());
+            out.push(0x07);
+            self.title = title.to_string();
+        }
+    }
+
+    /// Forces the next frame to compare every cell (after the view changed).
+    pub fn invalidate(&mut self) {
+        self.full = true;
+    }
+}

@@ -1,0 +1,33 @@
+//! What a presenter draws: the engine's live screen, or a window scrolled back into history.
+
+use blitty_vt::{Cell, Screen};
+
+#[derive(Clone, Copy)]
+pub struct View<'a> {
+    pub screen: &'a Screen,
+    /// Lines scrolled back into history; 0 is the live screen.
+    pub offset: usize,
+}
+
+impl<'a> View<'a> {
+    pub fn live(screen: &'a Screen) -> View<'a> {
+        View { screen, offset: 0 }
+    }
+
+    /// The most the view can scroll back.
+    pub fn max_offset(&self) -> usize {
+        self.screen.history_len()
+    }
+
+    /// Row `y` of the view.
+    pub fn row(&self, y: usize) -> &'a [Cell] {
+        let history = self.screen.history_len();
+        let offset = self.offset.min(history);
+        let line = history - offset + y;
+        if line < history {
+            self.screen.history_row(line)
+        } else {
+            self.screen.row(line - history)
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! The presenter's frames, fed to a second engine standing in for the host terminal, must
+//! make it show exactly the engine's screen: text, styles, cursor and mirrored modes, after
+//! every frame, however the output was chunked.
+
+use blitty_present::{AnsiPresenter, View};
+use blitty_vt::Terminal;
+use proptest::prelude::*;
+
+const CORPUS: &[&[u8]] = &[
+    include_bytes!("../../../corpus/ls.raw"),
+    include_bytes!("../../../corpus/vim.raw"),
+    include_bytes!("../../../corpus/less.raw"),
+    include_bytes!("../../../corpus/htop.raw"),
+    include_bytes!("../../../corpus/dialog.raw"),
+    include_bytes!("../../../corpus/bash.raw"),
+    include_bytes!("../../../corpus/unicode.raw"),
+];
+
+fn cells(t: &Terminal) -> Vec<Vec<(String, blitty_vt::Style)>> {
+    let s = t.screen();
+    (0..s.rows())
+        .map(|y| {
+            s.row(y)
+                .iter()
+                .map(|&c| {
+                    let mut text = String::new();
+                    s.push_cell_text(c, &mut text);
+                    (text, s.style(c.style()))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Feeds `chunks` to an engine and presents after each; checks the host after each frame.
+/// Returns the total frame bytes.
+fn present_and_check(chunks: &[&[u8]], cols: usize, rows: usize) -> usize {
+    let mut engine = Terminal::new(cols, rows);
+    let mut host = Terminal::new(cols, rows);
+    let mut p = AnsiPresenter::new(cols, rows);
+    let mut out = Vec::new();
+    p.enter(&mut out);
+    let mut total = 0;
+    for (i, chunk) in chunks.iter().enumerate() {
+        engine.feed(chunk);
+        p.frame(View::live(engine.screen()), &mut out);
+        engine.screen_mut().clear_damage();
+        host.feed(&out);
+        total += out.len();
+        out.clear();
+        assert_eq!(host.screen().dump_text(), engine.screen().dump_text(), "text after frame {i}");
+        assert!(cells(&host) == cells(&engine), "styles after frame {i}");
+        let (h, e) = (host.screen().modes(), engine.screen().modes());
+        assert_eq!(
+            (
+                h.application_cursor,
+                h.application_keypad,
+                h.mouse,
+                h.mouse_encoding,
+                h.bracketed_paste,
+                h.cursor_visible
+            ),
+            (
+                e.application_cursor,
+                e.application_keypad,
+                e.mouse,
+                e.mouse_encoding,
+                e.bracketed_paste,
+                e.cursor_visible
+            ),
+            "modes after frame {i}"
+        );
+    }
+    total
+}
+
+#[test]
+fn the_host_shows_the_engine_screen_after_every_frame_of_each_recording() {
+    for data in CORPUS {
+        let chunks: Vec<&[u8]> = data.chunks(97).collect();
+        present_and_check(&chunks, 80, 24);
+    }
+}
+
+#[test]
+fn a_full_screen_scroll_is_sent_as_one_scroll_not_a_repaint() {
+    let mut engine = Terminal::new(80, 24);
+    let mut p = AnsiPresenter::new(80, 24);
+    let mut out = Vec::new();
+    p.enter(&mut out);
+    for i in 0..24 {
+        engine.feed(format!("line {i} with some text to make it longer than a scroll\r\n").as_bytes());
+    }
+    p.frame(View::live(engine.screen()), &mut out);
+    engine.screen_mut().clear_damage();
+    out.clear();
+    engine.feed(b"one more line\r\n");
+    p.frame(View::live(engine.screen()), &mut out);
+    let frame = String::from_utf8_lossy(&out);
+    assert!(frame.contains("\x1b[1S"), "{frame:?}");
+    assert!(out.len() < 60, "a one-line scroll costs {} bytes: {frame:?}", out.len());
+}
+
+#[test]
+fn an_unchanged_screen_costs_almost_nothing() {
+    let mut engine = Terminal::new(80, 24);
+    engine.feed(include_bytes!("../../../corpus/htop.raw"));
+    let mut p = AnsiPresenter::new(80, 24);
+    let mut out = Vec::new();
+    p.enter(&mut out);
+    p.frame(View::live(engine.screen()), &mut out);
+    engine.screen_mut().clear_damage();
+    out.clear();
+    p.frame(View::live(engine.screen()), &mut out);
+    assert!(out.len() <= 16, "{:?}", String::from_utf8_lossy(&out));
+}
+
+#[test]
+fn hostile_output_never_reaches_the_host() {
+    // Title report requests, clipboard writes and reads, DCS, a huge parameter, an OSC title
+    // with escape characters: none of it may appear in the frames.
+    let hostile: &[u8] = b"\x1b]2;pwn\x1b[21t\x1b]52;c;ZWNobyBoaQ==\x07\x1b]52;c;?\x07\x1bP$q\"p\x1b\\\
+        \x1b[99999999999999999999A\x1b]0;\x1b[6n\x07\x1b[?1049h\x1b[?1000h\x1b]4;1;?\x07ok";
+    let mut engine = Terminal::new(40, 5);
+    let mut p = AnsiPresenter::new(40, 5);
+    let mut out = Vec::new();
+    p.enter(&mut out);
+    engine.feed(hostile);
+    p.frame(View::live(engine.screen()), &mut out);
+    let frame = String::from_utf8_lossy(&out);
+    for bad in ["\x1b]52", "[21t", "[6n", "\x1bP", "]4;", "99999"] {
+        assert!(!frame.contains(bad), "{bad:?} reached the host: {frame:?}");
+    }
+    // A title, when sent, is only text: no escape or other control characters in it.
+    for sent in frame.split("\x1b]2;").skip(1) {
+        let title = sent.split('\x07').next().unwrap_or("");
+        assert!(!title.chars().any(|c| c.is_control()), "{title:?}");
+    }
+    // ESC inside the OSC ended it: the title set last is empty, the first one was "pwn".
+    assert_eq!(engine.screen().title(), "");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_chunking_of_any_recording_presents_correctly(which in 0..CORPUS.len(), sizes in prop::collection::vec(1usize..3000, 1..40)) {
+        let data = CORPUS[which];
+        let mut chunks = Vec::new();
+        let mut at = 0;
+        for s in sizes.iter().cycle() {
+            if at >= data.len() { break; }
+            let end = (at + s).min(data.len());
+            chunks.push(&data[at..end]);
+            at = end;
+        }
+        present_and_check(&chunks, 80, 24);
+    }
+
+    #[test]
+    fn generated_text_with_colours_wide_characters_and_scrolling_presents_correctly(
+        pieces in prop::collection::vec(prop_oneof![
+            "[a-z ]{0,30}".prop_map(|s| s.into_bytes()),
+            Just(b"\r\n".to_vec()),
+            Just("字e\u{301}😀".as_bytes().to_vec()),
+            (0u8..8, 0u8..8).prop_map(|(f, b)| format!("\x1b[3{f};4{b}m").into_bytes()),
+            Just(b"\x1b[0m\x1b[1;4m".to_vec()),
+            (1u8..10, 1u8..30).prop_map(|(r, c)| format!("\x1b[{r};{c}H").into_bytes()),
+            Just(b"\x1b[K\x1b[2L\x1b[3P\x1b[2@".to_vec()),
+            Just(b"\x1b[2;8r\x1b[8;1H\n\n\x1b[r".to_vec()),
+            Just(b"\x1b[?1049h".to_vec()),
+            Just(b"\x1b[?1049l".to_vec()),
+        ], 1..120),
+        cut in 1usize..50,
+    ) {
+        let data = pieces.concat();
+        let chunks: Vec<&[u8]> = data.chunks(cut).collect();
+        present_and_check(&chunks, 30, 10);
+    }
+}
