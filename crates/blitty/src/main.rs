@@ -5,6 +5,7 @@
 //! exit status 2.
 
 mod replay;
+mod run;
 
 use std::process::ExitCode;
 
@@ -25,6 +26,8 @@ struct Cli {
 enum Command {
     /// Feed a recorded output stream to the engine and print the resulting screen.
     Replay(replay::Args),
+    /// Run a program in a pty and show it in this terminal as frames (default: $SHELL).
+    Run(run::Args),
     /// Measure speed: the engine against peer engines on built-in workloads.
     Bench(blitty_lab::cli::BenchArgs),
 }
@@ -32,6 +35,8 @@ enum Command {
 fn main() -> ExitCode {
     // A bug must still end in one clear line, not a stack trace.
     std::panic::set_hook(Box::new(|info| {
+        // The user's terminal comes back first, so the message can be read.
+        blitty_io::host::restore_now();
         let msg = info
             .payload()
             .downcast_ref::<&str>()
@@ -56,6 +61,10 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Run(args) => match run::run(args) {
+            Ok(status) => return ExitCode::from(status.clamp(0, 255) as u8),
+            Err(e) => Err(e),
+        },
         Command::Replay(args) => replay::run(args),
         Command::Bench(args) => blitty_lab::cli::run(args).map_err(|e| anyhow::anyhow!("{e}")),
     };

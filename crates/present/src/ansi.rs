@@ -422,8 +422,54 @@ impl AnsiPresenter {
         }
     }
 
+    /// Draws `text` right-aligned on row `y` in reverse video, over whatever the view shows
+    /// (the scrollback position indicator). The next frame repaints what it covers.
+    pub fn overlay(&mut self, y: usize, text: &str, out: &mut Vec<u8>) {
+        if y >= self.rows {
+            return;
+        }
+        let mut style = Style::default();
+        style.attrs.set(blitty_vt::Attrs::INVERSE, true);
+        let chars: Vec<char> = text.chars().filter(|c| !c.is_control()).take(self.cols).collect();
+        let x0 = self.cols - chars.len();
+        let mut row = vec![HostCell::blank(Style::default()); self.cols];
+        for (i, &c) in chars.iter().enumerate() {
+            row[x0 + i] = HostCell { text: Text::Char(c), style };
+        }
+        for x in x0..self.cols {
+            self.put(y, x, &row, out);
+        }
+    }
+
     /// Forces the next frame to compare every cell (after the view changed).
     pub fn invalidate(&mut self) {
         self.full = true;
+    }
+}
+
+/// The screen's rows up to the last one with text (or the cursor's), as lines of text with
+/// SGR, for the host's normal screen when blitty ends: the program's last output stays
+/// visible, as it would had it run without blitty.
+pub fn transcript(screen: &Screen, out: &mut Vec<u8>) {
+    let last = (0..screen.rows()).rev().find(|&y| !screen.row_text(y).is_empty()).unwrap_or(0);
+    let last = last.max(screen.cursor().y);
+    let mut pen = Style::default();
+    for y in 0..=last.min(screen.rows().saturating_sub(1)) {
+        let row = screen.row(y);
+        let end = row.iter().rposition(|c| !c.is_blank() || screen.style(c.style()).bg != blitty_vt::Color::Default);
+        for &cell in &row[..end.map_or(0, |e| e + 1)] {
+            if cell.is_spacer() {
+                continue;
+            }
+            let style = screen.style(cell.style());
+            sgr::transition(out, &pen, &style);
+            pen = style;
+            let mut text = String::new();
+            screen.push_cell_text(cell, &mut text);
+            out.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect::<String>().as_bytes());
+        }
+        sgr::transition(out, &pen, &Style::default());
+        pen = Style::default();
+        out.extend_from_slice(b"\r\n");
     }
 }

@@ -1,0 +1,38 @@
+//! `blitty run`: a program in a pty, shown in this terminal as frames at a bounded rate.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Frames per second at most (20 is enough for text, 200 for animation).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    hz: u32,
+    /// Lines of scrollback kept (Ctrl-] PageUp pages through them).
+    #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK)]
+    scrollback: usize,
+    /// Write every byte the program writes to FILE, in order.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// The program and its arguments (default: $SHELL).
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+/// Runs the session and returns the exit status to leave with.
+pub fn run(args: Args) -> Result<i32> {
+    let argv = if args.command.is_empty() {
+        vec![std::env::var_os("SHELL").filter(|s| !s.is_empty()).unwrap_or_else(|| "/bin/sh".into())]
+    } else {
+        args.command
+    };
+    let status = blitty_io::session::run(blitty_io::session::Options {
+        argv,
+        hz: args.hz,
+        scrollback: args.scrollback,
+        log: args.log,
+    })?;
+    Ok(status)
+}

@@ -1,0 +1,321 @@
+//! End-to-end tests of `blitty run` with a real tmux as the host terminal: type with
+//! `send-keys`, read with `capture-pane`, and compare each full-screen program's pane under
+//! blitty with the same program run directly in tmux.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
+
+/// A tmux server of its own with one 80x24 pane running `command`.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(name: &str, command: &str) -> Tmux {
+        Self::start_sized(name, command, 80, 24)
+    }
+
+    fn start_sized(name: &str, command: &str, cols: u16, rows: u16) -> Tmux {
+        let socket = format!("blitty-e2e-{name}-{}", std::process::id());
+        let t = Tmux { socket };
+        let _ = t.tmux(&["kill-server"]);
+        let env = "env TERM=xterm-256color LANG=C.UTF-8 PS1='$ ' HOME=/tmp";
+        let full = format!("{env} {command}");
+        let ok = t
+            .tmux(&["-f", "/dev/null", "new-session", "-d", "-x", &cols.to_string(), "-y", &rows.to_string(), &full])
+            .status
+            .success();
+        assert!(ok, "tmux did not start");
+        t.tmux(&["set-option", "-g", "status", "off"]);
+        t.tmux(&["set-option", "-g", "remain-on-exit", "on"]);
+        t
+    }
+
+    fn tmux(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().expect("tmux runs")
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    fn text(&self, text: &str) {
+        self.tmux(&["send-keys", "-l", text]);
+    }
+
+    fn capture(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p"]).stdout).into_owned()
+    }
+
+    fn format(&self, f: &str) -> String {
+        String::from_utf8_lossy(&self.tmux(&["display-message", "-p", f]).stdout).trim().to_string()
+    }
+
+    /// The pane once it has not changed for 300 ms (at most 10 s).
+    fn settled(&self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut last = self.capture();
+        let mut since = Instant::now();
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = self.capture();
+            if now != last {
+                last = now;
+                since = Instant::now();
+            } else if since.elapsed() > Duration::from_millis(300) {
+                break;
+            }
+        }
+        last
+    }
+
+    /// Waits until the pane shows `needle` (at most 10 s).
+    fn wait_for(&self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let screen = self.capture();
+            if screen.contains(needle) || Instant::now() > deadline {
+                return screen;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+fn tmux_available() -> bool {
+    Command::new("tmux").arg("-V").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+fn sample_file(name: &str, lines: usize) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("blitty-e2e-{name}-{}.txt", std::process::id()));
+    let text: String =
+        (1..=lines).map(|i| format!("line {i}: the quick brown fox jumps over the lazy dog\n")).collect();
+    std::fs::write(&path, text).expect("temp file");
+    path
+}
+
+fn blitty(cmd: &str) -> String {
+    format!("{BLITTY} run -- {cmd}")
+}
+
+/// Runs the same program and keys directly in tmux and under blitty; returns both panes.
+fn both(name: &str, cmd: &str, steps: &[&[&str]]) -> (String, String) {
+    let direct = Tmux::start(&format!("{name}-direct"), cmd);
+    let wrapped = Tmux::start(&format!("{name}-blitty"), &blitty(cmd));
+    direct.settled();
+    wrapped.settled();
+    for step in steps {
+        direct.keys(step);
+        wrapped.keys(step);
+        direct.settled();
+        wrapped.settled();
+    }
+    (direct.settled(), wrapped.settled())
+}
+
+fn trimmed(s: &str) -> String {
+    s.lines().map(str::trim_end).collect::<Vec<_>>().join("\n").trim_end().to_string()
+}
+
+#[test]
+fn vim_editing_a_file_looks_the_same_as_in_tmux() {
+    assert!(tmux_available(), "tmux is needed (scripts/setup.sh installs it)");
+    let file = sample_file("vim", 100);
+    let cmd = format!("vim -u NONE -N -n -c 'syntax on' {}", file.display());
+    let (direct, wrapped) = both(
+        "vim",
+        &cmd,
+        &[
+            &["G"],
+            &["o", "added by the test", "Escape"],
+            &["g", "g"],
+            &["/", "fox", "Enter"],
+            &["d", "d"],
+            &["C-f"],
+            &[":set nu", "Enter"],
+        ],
+    );
+    assert!(wrapped.contains("added by the test") || wrapped.contains("line"), "{wrapped}");
+    assert_eq!(trimmed(&wrapped), trimmed(&direct));
+}
+
+#[test]
+fn less_paging_looks_the_same_as_in_tmux() {
+    assert!(tmux_available());
+    let file = sample_file("less", 300);
+    let cmd = format!("less {}", file.display());
+    let (direct, wrapped) =
+        both("less", &cmd, &[&["Space"], &["Space"], &["b"], &["/line 77", "Enter"], &["j", "j", "j"]]);
+    assert!(wrapped.contains("line 80"), "{wrapped}");
+    assert_eq!(trimmed(&wrapped), trimmed(&direct));
+}
+
+#[test]
+fn a_shell_prompt_and_a_typed_command() {
+    assert!(tmux_available());
+    let t = Tmux::start("shell", &blitty("bash --norc --noprofile -i"));
+    t.wait_for("$");
+    t.text("echo one two three | tr a-z A-Z");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("ONE TWO THREE");
+    assert!(screen.contains("$ echo one two three | tr a-z A-Z\nONE TWO THREE\n$"), "{screen}");
+    // Line editing: history and cursor keys reach the shell as the host sends them.
+    t.keys(&["Up"]);
+    t.keys(&["C-a"]);
+    t.text("echo x; ");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("\nx\n");
+    assert!(screen.contains("$ echo x; echo one two three | tr a-z A-Z\nx\nONE TWO THREE"), "{screen}");
+}
+
+#[test]
+fn a_resized_host_resizes_the_program() {
+    assert!(tmux_available());
+    let t = Tmux::start("resize", &blitty("bash --norc --noprofile -i"));
+    t.wait_for("$");
+    t.tmux(&["resize-window", "-x", "100", "-y", "30"]);
+    std::thread::sleep(Duration::from_millis(300));
+    t.text("echo size $(tput cols)x$(tput lines)");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("size 100x30");
+    assert!(screen.contains("size 100x30"), "{screen}");
+    // A full-screen program redraws at the new size the same way as directly in tmux.
+    let file = sample_file("resize", 200);
+    let direct = Tmux::start("resize-direct", &format!("less {}", file.display()));
+    let wrapped = Tmux::start("resize-blitty", &blitty(&format!("less {}", file.display())));
+    direct.settled();
+    wrapped.settled();
+    for t in [&direct, &wrapped] {
+        t.tmux(&["resize-window", "-x", "60", "-y", "15"]);
+    }
+    assert_eq!(trimmed(&wrapped.settled()), trimmed(&direct.settled()));
+}
+
+#[test]
+fn the_exit_status_is_the_childs_and_128_plus_the_signal_that_killed_it() {
+    assert!(tmux_available());
+    let t = Tmux::start("status", "bash --norc --noprofile -i");
+    t.wait_for("$");
+    t.text(&format!("{} -- sh -c 'exit 7'; echo status=$?", BLITTY.to_string() + " run"));
+    t.keys(&["Enter"]);
+    assert!(t.wait_for("status=7").contains("status=7"), "{}", t.capture());
+    t.text(&format!("{BLITTY} run -- sh -c 'kill -TERM $$'; echo killed=$?"));
+    t.keys(&["Enter"]);
+    assert!(t.wait_for("killed=143").contains("killed=143"), "{}", t.capture());
+}
+
+#[test]
+fn the_host_terminal_is_restored_after_the_program_leaves_modes_on() {
+    assert!(tmux_available());
+    let t = Tmux::start("restore", "bash --norc --noprofile -i");
+    t.wait_for("$");
+    let before = t
+        .format("#{alternate_on} #{cursor_flag} #{mouse_any_flag} #{keypad_cursor_flag} #{keypad_flag} #{insert_flag}");
+    // The program turns on the alternate screen, mouse, bracketed paste, application cursor
+    // and keypad modes, hides the cursor, then dies without undoing any of it.
+    let script = std::env::temp_dir().join(format!("blitty-e2e-nasty-{}.sh", std::process::id()));
+    std::fs::write(
+        &script,
+        "printf '\\033[?1049h\\033[?1000h\\033[?1006h\\033[?2004h\\033[?1h\\033=\\033[?25l\\033[5 q'\nsleep 0.5\nkill -KILL $$\n",
+    )
+    .expect("temp file");
+    t.text(&format!("{BLITTY} run -- sh {}; echo after=$?", script.display()));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("after=137");
+    assert!(screen.contains("after=137"), "{screen}");
+    let after = t
+        .format("#{alternate_on} #{cursor_flag} #{mouse_any_flag} #{keypad_cursor_flag} #{keypad_flag} #{insert_flag}");
+    assert_eq!(after, before, "modes before and after (alternate cursor mouse keypad-cursor keypad insert)");
+    assert_eq!(t.format("#{mouse_sgr_flag}"), "0");
+    // Cooked mode is back: typed text echoes and a command runs.
+    t.text("echo cooked again");
+    t.keys(&["Enter"]);
+    assert!(t.wait_for("\ncooked again").contains("\ncooked again"));
+}
+
+#[test]
+fn blitty_restores_the_host_when_it_is_terminated() {
+    assert!(tmux_available());
+    let t = Tmux::start("sigterm", "bash --norc --noprofile -i");
+    t.wait_for("$");
+    t.text(&format!("{BLITTY} run -- vim -u NONE -N -n; echo term=$?"));
+    t.keys(&["Enter"]);
+    t.wait_for("~");
+    // blitty is the pane shell's child: terminate it from outside.
+    let shell = t.format("#{pane_pid}");
+    let pid = Command::new("pgrep").args(["-P", &shell]).output().expect("pgrep runs");
+    let pid = String::from_utf8_lossy(&pid.stdout).trim().to_string();
+    assert!(!pid.is_empty(), "blitty is not running under the pane's shell");
+    Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
+    let screen = t.wait_for("term=143");
+    assert!(screen.contains("term=143"), "{screen}");
+    assert_eq!(t.format("#{alternate_on} #{cursor_flag}"), "0 1");
+}
+
+#[test]
+fn ctrl_c_interrupts_a_flood() {
+    assert!(tmux_available());
+    let t = Tmux::start("ctrlc", &blitty("bash --norc --noprofile -i"));
+    t.wait_for("$");
+    t.text("yes 'a line of flood output'");
+    t.keys(&["Enter"]);
+    std::thread::sleep(Duration::from_millis(700));
+    t.keys(&["C-c"]);
+    t.text("echo stopped");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("\nstopped");
+    assert!(screen.contains("\nstopped"), "{screen}");
+}
+
+#[test]
+fn scrolled_off_lines_can_be_paged_back() {
+    assert!(tmux_available());
+    let t = Tmux::start("scrollback", &blitty("bash --norc --noprofile -i"));
+    t.wait_for("$");
+    t.text("seq 1 200");
+    t.keys(&["Enter"]);
+    t.wait_for("200\n$");
+    t.keys(&["C-]", "PPage"]);
+    let screen = t.wait_for("[scrollback");
+    assert!(screen.contains("[scrollback 23/"), "{screen}");
+    // seq's 200 lines and two prompt lines: the page above the live screen starts at 155,
+    // with the position indicator drawn at the right of the top row.
+    assert!(screen.lines().next().is_some_and(|l| l.starts_with("155 ")), "{screen}");
+    assert_eq!(screen.lines().nth(1).map(str::trim), Some("156"), "{screen}");
+    t.keys(&["q"]);
+    let screen = t.wait_for("200\n$");
+    assert!(!screen.contains("[scrollback"), "{screen}");
+}
+
+#[test]
+fn hostile_output_does_not_reach_the_host() {
+    assert!(tmux_available());
+    let hostile = std::env::temp_dir().join(format!("blitty-e2e-hostile-{}", std::process::id()));
+    // Clipboard write (OSC 52), title report requests, DCS, a huge parameter, and a title
+    // carrying escape sequences.
+    std::fs::write(
+        &hostile,
+        b"\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[21t\x1b[20t\x1bP$q\"p\x1b\\\x1b[99999999999999999999999Bok\r\n\x1b]2;evil\x1b[6n\x07done\r\n",
+    )
+    .expect("temp file");
+    let t = Tmux::start("hostile", "bash --norc --noprofile -i");
+    t.tmux(&["set-option", "-g", "set-clipboard", "on"]);
+    t.wait_for("$");
+    t.text(&format!("{BLITTY} run -- sh -c 'cat {}; sleep 0.5'; echo rc=$?", hostile.display()));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("rc=0");
+    assert!(screen.contains("rc=0"), "{screen}");
+    let buffers = t.tmux(&["list-buffers"]);
+    assert!(String::from_utf8_lossy(&buffers.stdout).trim().is_empty(), "a clipboard write reached tmux");
+}

@@ -1,0 +1,14 @@
+//! # blitty-io: ptys, the host terminal, signals and the event loop
+//!
+//! Everything that touches the operating system lives here: opening a pty and starting a
+//! child on it ([`pty`]), putting the host terminal in raw mode and always giving it back
+//! ([`host`]), turning signals into events ([`signals`]), and the event loop of `blitty run`
+//! ([`session`]) that reads output in large chunks into the engine and presents frames at a
+//! bounded rate. It does not parse terminal output (the engine does) or build frames (the
+//! presenter does).
+
+pub mod host;
+pub mod keys;
+pub mod pty;
+pub mod session;
+pub mod signals;
