@@ -16,6 +16,10 @@ pub struct Args {
     /// Write every byte the program writes to FILE, in order.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// At the end, write the session's statistics to FILE (seconds, bytes, frames, system
+    /// calls, CPU), one `key value` per line; `blitty bench run` uses it.
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
     /// The program and its arguments (default: $SHELL).
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -33,6 +37,7 @@ pub fn run(args: Args) -> Result<i32> {
         hz: args.hz,
         scrollback: args.scrollback,
         log: args.log,
+        stats: args.stats,
     })?;
     Ok(status)
 }

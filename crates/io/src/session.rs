@@ -33,6 +33,53 @@ pub struct Options {
     pub scrollback: usize,
     /// Every byte the child writes is appended here, in order.
     pub log: Option<PathBuf>,
+    /// Session statistics are written here at the end (see [`Stats`]).
+    pub stats: Option<PathBuf>,
+}
+
+/// What a session cost, written at its end with `--stats`: one `key value` per line.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub seconds: f64,
+    /// Bytes the child wrote.
+    pub child_bytes: u64,
+    /// Frames presented while the program ran (not the one drawn as blitty ends).
+    pub frames: u64,
+    /// Bytes written to the host terminal.
+    pub host_bytes: u64,
+    /// From /proc/self/io: read() and write() system calls of the whole process.
+    pub syscr: u64,
+    pub syscw: u64,
+    /// CPU seconds (user and system) of the whole process.
+    pub cpu_user: f64,
+    pub cpu_sys: f64,
+}
+
+impl Stats {
+    fn write(&self, path: &std::path::Path) -> io::Result<()> {
+        let text = format!(
+            "seconds {:.6}\nchild_bytes {}\nframes {}\nhost_bytes {}\nsyscr {}\nsyscw {}\ncpu_user {:.3}\ncpu_sys {:.3}\n",
+            self.seconds, self.child_bytes, self.frames, self.host_bytes, self.syscr, self.syscw, self.cpu_user, self.cpu_sys
+        );
+        std::fs::write(path, text)
+    }
+
+    /// Fills the CPU counters from /proc/self, and adds this thread's system calls.
+    fn read_process(&mut self) {
+        let (r, w) = thread_syscalls();
+        self.syscr += r;
+        self.syscw += w;
+        if let Ok(stat) = std::fs::read_to_string("/proc/self/stat") {
+            // Fields after the command name (which may hold spaces) start at the state, field 3;
+            // utime and stime are fields 14 and 15, in clock ticks.
+            let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let hz = rustix::param::clock_ticks_per_second() as f64;
+            let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / hz;
+            self.cpu_user = ticks(11);
+            self.cpu_sys = ticks(12);
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -53,8 +100,60 @@ impl From<Errno> for Error {
     }
 }
 
+/// This thread's read() and write() system calls, from /proc/thread-self/io. (The process's
+/// /proc/self/io would also count the children it has reaped.)
+fn thread_syscalls() -> (u64, u64) {
+    let mut counts = (0, 0);
+    if let Ok(io) = std::fs::read_to_string("/proc/thread-self/io") {
+        for line in io.lines() {
+            let mut it = line.split(':');
+            let (k, v) = (it.next().unwrap_or(""), it.next().unwrap_or("").trim().parse().unwrap_or(0));
+            match k {
+                "syscr" => counts.0 = v,
+                "syscw" => counts.1 = v,
+                _ => {}
+            }
+        }
+    }
+    counts
+}
+
 /// Bytes read from the child before the loop looks at keys and the clock again.
 const READ_BUDGET: usize = 1 << 20;
+/// Output that has paused this long is "quiet": its frame goes out at once, budget allowing.
+const QUIET: Duration = Duration::from_millis(1);
+/// Under sustained output frames come at this fraction of `hz`, keeping the rest of the
+/// budget for quiet frames, so a prompt after a flood shows within about QUIET.
+const SUSTAINED: f64 = 0.8;
+
+/// At most `hz` frames in any one-second window.
+struct FrameBudget {
+    hz: usize,
+    sent: std::collections::VecDeque<Instant>,
+}
+
+impl FrameBudget {
+    fn allows(&mut self, now: Instant) -> bool {
+        while self.sent.front().is_some_and(|&t| now.duration_since(t) >= Duration::from_secs(1)) {
+            self.sent.pop_front();
+        }
+        self.sent.len() < self.hz
+    }
+
+    /// When the window will allow another frame.
+    fn next_allowed(&self, now: Instant) -> Instant {
+        if self.sent.len() < self.hz {
+            now
+        } else {
+            self.sent.front().map_or(now, |&t| t + Duration::from_secs(1))
+        }
+    }
+
+    fn spend(&mut self, now: Instant) {
+        self.sent.push_back(now);
+    }
+}
+
 /// How long a frame may be held back while the program asks for synchronized output.
 const SYNC_LIMIT: Duration = Duration::from_millis(150);
 
@@ -63,7 +162,9 @@ struct Writer {
     tx: Option<SyncSender<Vec<u8>>>,
     busy: Arc<AtomicBool>,
     spare: Receiver<Vec<u8>>,
-    handle: Option<JoinHandle<()>>,
+    /// The writer thread's own system calls, reported as it ends.
+    handle: Option<JoinHandle<(u64, u64)>>,
+    syscalls: (u64, u64),
 }
 
 impl Writer {
@@ -79,8 +180,9 @@ impl Writer {
                 let _ = (&waker).write(&[1]);
                 let _ = spare_tx.send(buf);
             }
+            thread_syscalls()
         });
-        Writer { tx: Some(tx), busy, spare, handle: Some(handle) }
+        Writer { tx: Some(tx), busy, spare, handle: Some(handle), syscalls: (0, 0) }
     }
 
     fn idle(&self) -> bool {
@@ -104,7 +206,7 @@ impl Writer {
     fn finish(&mut self) {
         self.tx = None;
         if let Some(h) = self.handle.take() {
-            let _ = h.join();
+            self.syscalls = h.join().unwrap_or((0, 0));
         }
     }
 }
@@ -152,8 +254,11 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     presenter.enter(&mut first);
     writer.send(first);
 
-    let interval = Duration::from_secs_f64(1.0 / opts.hz.clamp(1, 1000) as f64);
+    let hz = opts.hz.clamp(1, 1000);
+    let interval = Duration::from_secs_f64(1.0 / (hz as f64 * SUSTAINED));
+    let mut budget = FrameBudget { hz: hz as usize, sent: Default::default() };
     let mut next_frame = Instant::now();
+    let mut last_output = Instant::now();
     let mut dirty = true;
     let mut sync_since: Option<Instant> = None;
     let mut keys = Keys::default();
@@ -164,11 +269,15 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut master_open = true;
     let mut exit: Option<i32> = None;
     let mut actions = Vec::new();
+    let started = Instant::now();
+    let mut child_bytes = 0u64;
 
     while exit.is_none() {
         let now = Instant::now();
         let timeout = if dirty && writer.idle() {
-            Some(next_frame.saturating_duration_since(now))
+            // The earlier of the paced frame and the quiet frame, when the budget allows.
+            let due = next_frame.min(last_output + QUIET).max(budget.next_allowed(now));
+            Some(due.saturating_duration_since(now))
         } else if dirty {
             // The writer wakes us when it is done.
             Some(interval)
@@ -247,11 +356,13 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                     }
                     Ok(n) => {
                         taken += n;
+                        child_bytes += n as u64;
                         if let Some(f) = log.as_mut() {
                             f.write_all(&buf[..n])?;
                         }
                         term.feed(&buf[..n]);
                         dirty = true;
+                        last_output = Instant::now();
                     }
                     Err(Errno::INTR) => {}
                     Err(_) => break,
@@ -293,6 +404,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                     loop {
                         match rustix::io::read(&pty.master, &mut buf) {
                             Ok(n) if n > 0 => {
+                                child_bytes += n as u64;
                                 if let Some(f) = log.as_mut() {
                                     f.write_all(&buf[..n])?;
                                 }
@@ -322,11 +434,13 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if !term.screen().modes().synchronized_output {
             sync_since = None;
         }
-        if dirty && !held && now >= next_frame && writer.idle() && exit.is_none() {
+        let due = now >= next_frame || now.duration_since(last_output) >= QUIET;
+        if dirty && !held && due && writer.idle() && exit.is_none() && budget.allows(now) {
             let mut frame = writer.buffer();
             present(&mut presenter, &term, offset, &mut frame);
             term.screen_mut().clear_damage();
             writer.send(frame);
+            budget.spend(now);
             dirty = false;
             next_frame = now + interval;
         }
@@ -334,6 +448,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
 
     // The last frame, then the host back as it was, with the program's last output on it.
     writer.finish();
+    let paced_frames = presenter.stats.frames;
     let mut out = Vec::new();
     present(&mut presenter, &term, 0, &mut out);
     presenter.leave(&mut out);
@@ -349,6 +464,19 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         pty.hang_up(Duration::from_secs(1));
     }
     let _ = io::stdout().flush();
+    if let Some(path) = &opts.stats {
+        let mut stats = Stats {
+            seconds: started.elapsed().as_secs_f64(),
+            child_bytes,
+            frames: paced_frames,
+            host_bytes: presenter.stats.bytes,
+            syscr: writer.syscalls.0,
+            syscw: writer.syscalls.1,
+            ..Stats::default()
+        };
+        stats.read_process();
+        stats.write(path)?;
+    }
     Ok(status)
 }
 

@@ -6,11 +6,12 @@ use std::path::PathBuf;
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::engine_bench::{self, Options, Report};
+use crate::run_bench::{self, Flood};
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
     /// Which experiment to run.
-    #[arg(value_enum, default_value = "engine")]
+    #[arg(value_enum, default_value = "all")]
     which: Which,
     /// Smaller workloads and fewer runs (for CI).
     #[arg(long)]
@@ -23,35 +24,187 @@ pub struct BenchArgs {
     json: bool,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Which {
+    /// Every experiment below.
+    All,
+    /// The engine against peer engines on generated and recorded workloads.
     Engine,
+    /// Floods and Ctrl-C through blitty run, tmux and xterm.
+    Run,
 }
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
 pub fn run(args: BenchArgs) -> Result<(), Error> {
-    let Which::Engine = args.which;
-    let opts = if args.quick {
-        Options { bytes_per_workload: 2_000_000, runs: 3 }
-    } else {
-        Options { bytes_per_workload: 16_000_000, runs: 5 }
-    };
-    let report = engine_bench::run(&opts, |what| eprint!("\r\x1b[K  measuring {what} ..."));
-    eprint!("\r\x1b[K");
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let markdown = engine_markdown(&report, &opts, &command);
-    let json = engine_json(&report, &command);
     std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-    std::fs::write(args.out.join("engine.md"), &markdown)?;
-    std::fs::write(args.out.join("engine.json"), serde_json::to_string_pretty(&json)?)?;
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let progress = |what: &str| eprint!("\r\x1b[K  measuring {what} ...");
+    let mut json = serde_json::Map::new();
+    let mut markdown = String::new();
+    if matches!(args.which, Which::All | Which::Engine) {
+        let opts = if args.quick {
+            Options { bytes_per_workload: 2_000_000, runs: 3 }
+        } else {
+            Options { bytes_per_workload: 16_000_000, runs: 5 }
+        };
+        let report = engine_bench::run(&opts, progress);
+        eprint!("\r\x1b[K");
+        let md = engine_markdown(&report, &opts, &command);
+        std::fs::write(args.out.join("engine.md"), &md)?;
+        let j = engine_json(&report, &command);
+        std::fs::write(args.out.join("engine.json"), serde_json::to_string_pretty(&j)?)?;
+        markdown.push_str(&md);
+        json.insert("engine".into(), j);
+    }
+    if matches!(args.which, Which::All | Which::Run) {
+        let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
+        let report = run_bench::run(&run_bench::Options { quick: args.quick, blitty }, progress)?;
+        eprint!("\r\x1b[K");
+        let md = run_markdown(&report, &command);
+        std::fs::write(args.out.join("run.md"), &md)?;
+        let j = run_json(&report, &command);
+        std::fs::write(args.out.join("run.json"), serde_json::to_string_pretty(&j)?)?;
+        if !markdown.is_empty() {
+            markdown.push('\n');
+        }
+        markdown.push_str(&md);
+        json.insert("run".into(), j);
+    }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(json))?);
     } else {
         print!("{markdown}");
-        println!("\n(written to {}/engine.md and engine.json)", args.out.display());
+        println!("\n(written to {}/)", args.out.display());
     }
     Ok(())
+}
+
+fn run_markdown(r: &run_bench::Report, command: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "## blitty run: floods (MB/s as the writer sees it, median of {} runs)\n", r.runs);
+    let _ = writeln!(s, "command: `{command}`  ");
+    let _ = writeln!(s, "machine: {}  ", machine());
+    let _ = writeln!(
+        s,
+        "files: {}; 80x24; `cat FILE` timed by the writer from start to end  \n",
+        r.files.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join("; ")
+    );
+    let ceiling: Vec<Option<f64>> = (0..r.files.len())
+        .map(|i| r.rows.first().and_then(|row| row.results[i].as_ref().ok()).map(|f| f.mbps))
+        .collect();
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN);
+    let mut header = vec!["target".to_string()];
+    for (label, _) in &r.files {
+        let short = label.split(',').next().unwrap_or(label).to_string();
+        header.push(format!("{short} MB/s"));
+        header.push(format!("{short} % of ceiling"));
+    }
+    t.set_header(header);
+    for row in &r.rows {
+        let mut cells = vec![row.target.clone()];
+        for (i, res) in row.results.iter().enumerate() {
+            match res {
+                Ok(f) => {
+                    cells.push(format!("{:.0}", f.mbps));
+                    cells.push(ceiling[i].map_or("-".into(), |c| format!("{:.0}%", 100.0 * f.mbps / c)));
+                }
+                Err(e) => {
+                    cells.push(e.clone());
+                    cells.push("-".into());
+                }
+            }
+        }
+        t.add_row(cells);
+    }
+    let _ = writeln!(s, "{t}\n");
+    // What blitty's frames cost.
+    let mut c = Table::new();
+    c.load_preset(ASCII_MARKDOWN);
+    c.set_header(vec![
+        "blitty session",
+        "file",
+        "frames/s",
+        "host bytes/s",
+        "read() per MB",
+        "write() per MB",
+        "CPU s per GB",
+    ]);
+    for row in r.rows.iter().filter(|row| row.target.starts_with("blitty")) {
+        for (i, res) in row.results.iter().enumerate() {
+            if let Ok(Flood { blitty: Some(st), .. }) = res {
+                let get = |k: &str| st.get(k).copied().unwrap_or(0.0);
+                let (secs, mb) = (get("seconds").max(1e-9), get("child_bytes") / 1e6);
+                c.add_row(vec![
+                    row.target.clone(),
+                    r.files[i].0.split(',').next().unwrap_or("").to_string(),
+                    format!("{:.1}", get("frames") / secs),
+                    format!("{:.0}", get("host_bytes") / secs),
+                    format!("{:.1}", get("syscr") / mb.max(1e-9)),
+                    format!("{:.2}", get("syscw") / mb.max(1e-9)),
+                    format!("{:.2}", (get("cpu_user") + get("cpu_sys")) / (mb / 1000.0).max(1e-9)),
+                ]);
+            }
+        }
+    }
+    let _ = writeln!(s, "{c}\n");
+    let mut k = Table::new();
+    k.load_preset(ASCII_MARKDOWN);
+    k.set_header(vec!["Ctrl-C under `yes`, until the prompt is on screen", "median ms", "samples ms"]);
+    for (label, res) in &r.ctrl_c {
+        match res {
+            Ok((m, v)) => k.add_row(vec![
+                label.clone(),
+                format!("{m:.1}"),
+                v.iter().map(|x| format!("{x:.0}")).collect::<Vec<_>>().join(" "),
+            ]),
+            Err(e) => k.add_row(vec![label.clone(), e.clone(), "-".into()]),
+        };
+    }
+    let _ = writeln!(s, "{k}\n");
+    // What this shows, from the numbers.
+    let find = |name: &str, i: usize| {
+        r.rows.iter().find(|row| row.target == name).and_then(|row| row.results[i].as_ref().ok()).map(|f| f.mbps)
+    };
+    for (i, (label, _)) in r.files.iter().enumerate() {
+        let short = label.split(',').next().unwrap_or(label);
+        if let (Some(c), Some(b)) = (ceiling[i], find("blitty in tmux", i)) {
+            let tmux = find("tmux", i);
+            let _ = write!(s, "On {short}, blitty in tmux accepts {:.0}% of what a plain reader takes", 100.0 * b / c);
+            if let Some(t) = tmux {
+                let _ = write!(s, " ({:.1}x tmux alone, which takes {:.0}%)", b / t, 100.0 * t / c);
+            }
+            if let Some(x) = find("xterm (Xvfb)", i) {
+                let _ = write!(s, "; xterm alone takes {:.0}%", 100.0 * x / c);
+            }
+            let _ = writeln!(s, ".");
+        }
+    }
+    if let [(_, Ok((t, _))), (_, Ok((b, _)))] = &r.ctrl_c[..] {
+        let _ = writeln!(
+            s,
+            "Ctrl-C reaches the prompt in {b:.1} ms through blitty against {t:.1} ms in tmux alone ({}).",
+            if b <= t { "no slower" } else { "slower" }
+        );
+    }
+    s
+}
+
+fn run_json(r: &run_bench::Report, command: &str) -> serde_json::Value {
+    serde_json::json!({
+        "command": command,
+        "machine": machine(),
+        "files": r.files.iter().map(|(l, b)| serde_json::json!({"label": l, "bytes": b})).collect::<Vec<_>>(),
+        "floods": r.rows.iter().map(|row| serde_json::json!({
+            "target": row.target,
+            "results": row.results.iter().map(|res| match res {
+                Ok(f) => serde_json::json!({"seconds": f.seconds, "mb_per_s": f.mbps, "blitty": f.blitty}),
+                Err(e) => serde_json::json!({"missing": e}),
+            }).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "ctrl_c_ms": r.ctrl_c.iter().map(|(l, res)| serde_json::json!({"target": l, "median": res.as_ref().ok().map(|x| x.0), "samples": res.as_ref().ok().map(|x| x.1.clone()), "missing": res.as_ref().err()})).collect::<Vec<_>>(),
+    })
 }
 
 fn machine() -> String {

@@ -8,4 +8,5 @@ pub mod alloc;
 pub mod cli;
 pub mod engine_bench;
 pub mod peers;
+pub mod run_bench;
 pub mod workloads;

@@ -1,0 +1,353 @@
+//! `blitty bench run`: a flood of output through blitty and through real terminals, side by
+//! side in one run, timed as the writer sees it (`cat` of a file, from before it starts to
+//! after it ends); Ctrl-C under a flood; and what blitty's frames cost.
+//!
+//! Targets, each started for real:
+//! - a pty drained by a plain reader (the kernel's ceiling),
+//! - blitty presenting into that plain reader,
+//! - tmux (its client attached to the plain reader, as a user's would be), and blitty in it,
+//! - xterm under Xvfb, and blitty in it (when both are installed).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::workloads::{self, Rng};
+
+pub struct Options {
+    pub quick: bool,
+    /// The blitty binary measured.
+    pub blitty: PathBuf,
+}
+
+/// One timed flood: how long `cat` took, and blitty's own statistics when blitty ran.
+#[derive(Clone, Debug)]
+pub struct Flood {
+    pub seconds: f64,
+    pub mbps: f64,
+    pub blitty: Option<BTreeMap<String, f64>>,
+}
+
+pub struct Row {
+    pub target: String,
+    /// Per file (plain, colour): the median flood, or why it could not run.
+    pub results: Vec<Result<Flood, String>>,
+}
+
+pub struct Report {
+    pub files: Vec<(String, u64)>,
+    pub rows: Vec<Row>,
+    /// Ctrl-C to prompt, milliseconds (median, all samples): tmux alone and blitty in tmux.
+    pub ctrl_c: Vec<(String, Result<(f64, Vec<f64>), String>)>,
+    pub runs: usize,
+}
+
+fn which(program: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {program}"))
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The shell script that writes `file` and records how long it took, in nanoseconds.
+fn writer(file: &Path, out: &Path) -> String {
+    format!("a=$(date +%s%N); cat {}; b=$(date +%s%N); echo $((b-a)) > {}", file.display(), out.display())
+}
+
+/// Runs `argv` on a pty of 80x24 whose master a plain reader drains until the child ends.
+fn drained(argv: &[String], timeout: Duration) -> Result<(), String> {
+    let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    let mut pty = blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols: 80, rows: 24 })
+        .map_err(|e| format!("cannot start {}: {e}", argv[0].to_string_lossy()))?;
+    let mut buf = vec![0u8; 1 << 16];
+    let deadline = Instant::now() + timeout;
+    loop {
+        let mut fds = [rustix::event::PollFd::new(&pty.master, rustix::event::PollFlags::IN)];
+        let ts = rustix::event::Timespec { tv_sec: 0, tv_nsec: 50_000_000 };
+        let _ = rustix::event::poll(&mut fds, Some(&ts));
+        loop {
+            match rustix::io::read(&pty.master, &mut buf) {
+                Ok(n) if n > 0 => {}
+                _ => break,
+            }
+        }
+        if let Ok(Some(_)) = pty.child.try_wait() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            let _ = pty.child.kill();
+            return Err("timed out".into());
+        }
+    }
+}
+
+fn read_nanos(path: &Path) -> Result<f64, String> {
+    let text = std::fs::read_to_string(path).map_err(|_| "the writer did not finish".to_string())?;
+    text.trim().parse::<f64>().map(|ns| ns / 1e9).map_err(|_| format!("bad timing {text:?}"))
+}
+
+fn read_stats(path: &Path) -> Option<BTreeMap<String, f64>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    Some(
+        text.lines()
+            .filter_map(|l| l.split_once(' ').and_then(|(k, v)| Some((k.to_string(), v.parse().ok()?))))
+            .collect(),
+    )
+}
+
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    fn start() -> Result<Xvfb, String> {
+        if !which("Xvfb") || !which("xterm") {
+            return Err("not installed (apt-get install xvfb xterm)".into());
+        }
+        let display = format!(":{}", 90 + std::process::id() % 9);
+        let child = Command::new("Xvfb")
+            .args([&display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start Xvfb: {e}"))?;
+        std::thread::sleep(Duration::from_millis(800));
+        Ok(Xvfb { child, display })
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The ways a flood is run; each returns when the writer has ended.
+#[derive(Clone, Copy)]
+enum Target {
+    Ceiling,
+    BlittyPty,
+    Tmux,
+    BlittyTmux,
+    Xterm,
+    BlittyXterm,
+}
+
+impl Target {
+    fn name(self) -> &'static str {
+        match self {
+            Target::Ceiling => "pty + plain reader (ceiling)",
+            Target::BlittyPty => "blitty -> plain reader",
+            Target::Tmux => "tmux",
+            Target::BlittyTmux => "blitty in tmux",
+            Target::Xterm => "xterm (Xvfb)",
+            Target::BlittyXterm => "blitty in xterm (Xvfb)",
+        }
+    }
+}
+
+struct Env {
+    dir: PathBuf,
+    blitty: PathBuf,
+    tmux_conf: PathBuf,
+    xvfb: Result<Xvfb, String>,
+    tmux: bool,
+}
+
+fn flood_once(env: &Env, target: Target, file: &Path, n: usize) -> Result<Flood, String> {
+    let out = env.dir.join(format!("t{n}.ns"));
+    let stats = env.dir.join(format!("s{n}.stats"));
+    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(&stats);
+    let script = writer(file, &out);
+    let blitty = format!("{} run --stats {} -- sh -c '{script}'", env.blitty.display(), stats.display());
+    let timeout = Duration::from_secs(600);
+    let sock = format!("blitty-bench-{}", std::process::id());
+    let tmux = |cmd: &str| -> Vec<String> {
+        vec![
+            "tmux".into(),
+            "-L".into(),
+            sock.clone(),
+            "-f".into(),
+            env.tmux_conf.display().to_string(),
+            "new-session".into(),
+            "-x".into(),
+            "80".into(),
+            "-y".into(),
+            "24".into(),
+            cmd.into(),
+        ]
+    };
+    match target {
+        Target::Ceiling => drained(&["sh".into(), "-c".into(), script.clone()], timeout)?,
+        Target::BlittyPty => drained(&["sh".into(), "-c".into(), blitty.clone()], timeout)?,
+        Target::Tmux | Target::BlittyTmux => {
+            if !env.tmux {
+                return Err("not installed (apt-get install tmux)".into());
+            }
+            let cmd = if matches!(target, Target::Tmux) { script.clone() } else { blitty.clone() };
+            drained(&tmux(&cmd), timeout)?;
+        }
+        Target::Xterm | Target::BlittyXterm => {
+            let x = env.xvfb.as_ref().map_err(|e| e.clone())?;
+            let cmd = if matches!(target, Target::Xterm) { script.clone() } else { blitty.clone() };
+            let status = Command::new("xterm")
+                .env("DISPLAY", &x.display)
+                .args(["-geometry", "80x24", "-e", "sh", "-c", &cmd])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map_err(|e| format!("cannot start xterm: {e}"))?;
+            if !status.success() {
+                return Err(format!("xterm failed: {status}"));
+            }
+        }
+    }
+    let seconds = read_nanos(&out)?;
+    let bytes = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0) as f64;
+    let blitty_stats = matches!(target, Target::BlittyPty | Target::BlittyTmux | Target::BlittyXterm)
+        .then(|| read_stats(&stats))
+        .flatten();
+    Ok(Flood { seconds, mbps: bytes / 1e6 / seconds, blitty: blitty_stats })
+}
+
+fn median_flood(mut v: Vec<Flood>) -> Flood {
+    v.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+    v[v.len() / 2].clone()
+}
+
+/// Sends Ctrl-C to a flood (`yes`) in a tmux pane and times until the prompt is back.
+fn ctrl_c_once(env: &Env, through_blitty: bool, n: usize) -> Result<f64, String> {
+    let sock = format!("blitty-bench-c{n}-{}", std::process::id());
+    let tmux = |args: &[&str]| Command::new("tmux").arg("-L").arg(&sock).args(args).output();
+    let shell = "env PS1=READY$ bash --norc --noprofile -i";
+    let cmd = if through_blitty { format!("{} run -- {shell}", env.blitty.display()) } else { shell.to_string() };
+    let started =
+        tmux(&["-f", &env.tmux_conf.display().to_string(), "new-session", "-d", "-x", "80", "-y", "24", &cmd]);
+    if !started.is_ok_and(|o| o.status.success()) {
+        return Err("tmux did not start".into());
+    }
+    let capture =
+        || tmux(&["capture-pane", "-p"]).map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    let prompt_last =
+        |s: &str| s.lines().rev().find(|l| !l.trim().is_empty()).is_some_and(|l| l.trim_end() == "READY$");
+    let wait = |pred: &dyn Fn(&str) -> bool, limit: Duration| {
+        let t = Instant::now();
+        while t.elapsed() < limit {
+            if pred(&capture()) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        false
+    };
+    let result = (|| {
+        if !wait(&prompt_last, Duration::from_secs(10)) {
+            return Err("no prompt".to_string());
+        }
+        tmux(&["send-keys", "-l", "yes 'flood flood flood flood flood'"]).map_err(|e| e.to_string())?;
+        tmux(&["send-keys", "Enter"]).map_err(|e| e.to_string())?;
+        std::thread::sleep(Duration::from_millis(500));
+        let t0 = Instant::now();
+        tmux(&["send-keys", "C-c"]).map_err(|e| e.to_string())?;
+        if !wait(&prompt_last, Duration::from_secs(20)) {
+            return Err("the prompt did not come back".to_string());
+        }
+        Ok(t0.elapsed().as_secs_f64() * 1000.0)
+    })();
+    let _ = tmux(&["kill-server"]);
+    result
+}
+
+pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, String> {
+    let dir = std::env::temp_dir().join(format!("blitty-bench-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let tmux_conf = dir.join("tmux.conf");
+    std::fs::write(&tmux_conf, "set -g status off\nset -g default-terminal tmux-256color\n")
+        .map_err(|e| e.to_string())?;
+    let (plain_mb, colour_mb, runs) = if opts.quick { (10, 5, 1) } else { (200, 50, 3) };
+    progress("generating files");
+    let plain = dir.join("plain.txt");
+    let mut text = workloads::plain_lines(&mut Rng::new(5), plain_mb * 1_000_000);
+    text.retain(|&b| b != b'\r');
+    std::fs::write(&plain, &text).map_err(|e| e.to_string())?;
+    let colour = dir.join("colour.txt");
+    let mut text = workloads::sgr_256(&mut Rng::new(6), colour_mb * 1_000_000);
+    text.retain(|&b| b != b'\r');
+    std::fs::write(&colour, &text).map_err(|e| e.to_string())?;
+    drop(text);
+    let env =
+        Env { dir: dir.clone(), blitty: opts.blitty.clone(), tmux_conf, xvfb: Xvfb::start(), tmux: which("tmux") };
+    let files = vec![
+        (format!("plain text, {plain_mb} MB"), plain),
+        (format!("SGR-dense (256-colour per cell), {colour_mb} MB"), colour),
+    ];
+    let mut rows = Vec::new();
+    let mut n = 0;
+    for target in
+        [Target::Ceiling, Target::BlittyPty, Target::Tmux, Target::BlittyTmux, Target::Xterm, Target::BlittyXterm]
+    {
+        let mut results = Vec::new();
+        for (label, file) in &files {
+            let mut floods = Vec::new();
+            let mut error = None;
+            for _ in 0..runs {
+                progress(&format!("flood: {} / {label}", target.name()));
+                n += 1;
+                match flood_once(&env, target, file, n) {
+                    Ok(f) => floods.push(f),
+                    Err(e) => {
+                        error = Some(e);
+                        break;
+                    }
+                }
+            }
+            results.push(match error {
+                Some(e) => Err(e),
+                None => Ok(median_flood(floods)),
+            });
+        }
+        rows.push(Row { target: target.name().into(), results });
+    }
+    let mut ctrl_c = Vec::new();
+    let samples = if opts.quick { 3 } else { 7 };
+    for (label, through) in [("tmux", false), ("blitty in tmux", true)] {
+        let mut v = Vec::new();
+        let mut err = None;
+        for i in 0..samples {
+            progress(&format!("Ctrl-C: {label}"));
+            if !env.tmux {
+                err = Some("not installed (apt-get install tmux)".to_string());
+                break;
+            }
+            match ctrl_c_once(&env, through, i) {
+                Ok(ms) => v.push(ms),
+                Err(e) => {
+                    err = Some(e);
+                    break;
+                }
+            }
+        }
+        ctrl_c.push((
+            label.to_string(),
+            match err {
+                Some(e) => Err(e),
+                None => {
+                    let mut s = v.clone();
+                    s.sort_by(|a, b| a.total_cmp(b));
+                    Ok((s[s.len() / 2], v))
+                }
+            },
+        ));
+    }
+    let files = files.iter().map(|(l, p)| (l.clone(), std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))).collect();
+    drop(env);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(Report { files, rows, ctrl_c, runs })
+}
