@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs what blitty's build, tests and benchmarks need on a fresh Debian machine:
-# tmux and script (end-to-end tests and corpus recording), libvterm (a peer engine in the
-# benchmark), pkg-config (to find it), and the rustfmt and clippy components.
+# tmux and script (end-to-end tests, corpus recording, benchmarks), libvterm (a peer engine in
+# the benchmark), pkg-config (to find it), Xvfb and xterm (a host terminal in the benchmark),
+# and the rustfmt and clippy components.
 set -euo pipefail
 need=()
 command -v tmux >/dev/null || need+=(tmux)
 command -v script >/dev/null || need+=(bsdutils)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 pkg-config --exists vterm 2>/dev/null || need+=(libvterm-dev)
+command -v Xvfb >/dev/null || need+=(xvfb)
+command -v xterm >/dev/null || need+=(xterm)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -36,11 +36,14 @@ pub struct Row {
     pub results: Vec<Result<Flood, String>>,
 }
 
+/// Milliseconds from Ctrl-C to the prompt: (median, every sample), or why it could not run.
+pub type Latency = Result<(f64, Vec<f64>), String>;
+
 pub struct Report {
     pub files: Vec<(String, u64)>,
     pub rows: Vec<Row>,
-    /// Ctrl-C to prompt, milliseconds (median, all samples): tmux alone and blitty in tmux.
-    pub ctrl_c: Vec<(String, Result<(f64, Vec<f64>), String>)>,
+    /// Ctrl-C to prompt: tmux alone and blitty in tmux.
+    pub ctrl_c: Vec<(String, Latency)>,
     pub runs: usize,
 }
 
