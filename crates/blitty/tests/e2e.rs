@@ -319,3 +319,38 @@ fn hostile_output_does_not_reach_the_host() {
     let buffers = t.tmux(&["list-buffers"]);
     assert!(String::from_utf8_lossy(&buffers.stdout).trim().is_empty(), "a clipboard write reached tmux");
 }
+
+#[test]
+fn the_log_holds_every_byte_the_program_wrote_in_order() {
+    assert!(tmux_available());
+    let log = std::env::temp_dir().join(format!("blitty-e2e-log-{}", std::process::id()));
+    let t = Tmux::start("log", "bash --norc --noprofile -i");
+    t.wait_for("$");
+    // Far more output than the frames show; the pty turns each \n into \r\n.
+    t.text(&format!(
+        "{BLITTY} run --log {} -- sh -c 'seq 1 200000; printf \"\\033[31mred\\033[0m\"'; echo logged=$?",
+        log.display()
+    ));
+    t.keys(&["Enter"]);
+    assert!(t.wait_for("logged=0").contains("logged=0"), "{}", t.capture());
+    let mut expected: Vec<u8> = (1..=200_000).flat_map(|i| format!("{i}\r\n").into_bytes()).collect();
+    expected.extend_from_slice(b"\x1b[31mred\x1b[0m");
+    let got = std::fs::read(&log).expect("log written");
+    assert!(got == expected, "log differs: {} bytes against {} expected", got.len(), expected.len());
+}
+
+#[test]
+fn mouse_and_bracketed_paste_modes_pass_through_to_the_host_and_back() {
+    assert!(tmux_available());
+    let script = std::env::temp_dir().join(format!("blitty-e2e-paste-{}.sh", std::process::id()));
+    std::fs::write(&script, "printf '\\033[?1000h\\033[?1006h\\033[?2004h'\nexec cat -v\n").expect("temp file");
+    let t = Tmux::start("paste", &blitty(&format!("sh {}", script.display())));
+    std::thread::sleep(Duration::from_millis(700));
+    // tmux sees the modes the child asked for, as blitty mirrored them.
+    assert_eq!(t.format("#{mouse_standard_flag} #{mouse_sgr_flag}"), "1 1");
+    // A paste arrives at the child wrapped in bracketed-paste markers.
+    t.tmux(&["set-buffer", "pasted text"]);
+    t.tmux(&["paste-buffer", "-p"]);
+    let screen = t.wait_for("201~");
+    assert!(screen.contains("^[[200~pasted text^[[201~"), "{screen}");
+}
