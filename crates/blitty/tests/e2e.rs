@@ -175,7 +175,7 @@ fn a_shell_prompt_and_a_typed_command() {
     t.keys(&["C-a"]);
     t.text("echo x; ");
     t.keys(&["Enter"]);
-    let screen = t.wait_for("\nx\n");
+    let screen = t.wait_for("\nx\nONE TWO THREE");
     assert!(screen.contains("$ echo x; echo one two three | tr a-z A-Z\nx\nONE TWO THREE"), "{screen}");
 }
 

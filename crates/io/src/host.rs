@@ -57,6 +57,21 @@ pub fn restore_now() {
     }
 }
 
+/// The host terminal opened again for writing frames, non-blocking. Opening it by name gives
+/// blitty an open file description of its own, so O_NONBLOCK here does not leak to the shell
+/// that shares standard output. Falls back to a duplicate of standard output (blocking).
+pub fn frame_output() -> io::Result<std::os::fd::OwnedFd> {
+    let stdout = rustix::stdio::stdout();
+    if let Ok(name) = rustix::termios::ttyname(stdout, Vec::new()) {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::WRONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        if let Ok(fd) = rustix::fs::open(name.as_c_str(), flags, Mode::empty()) {
+            return Ok(fd);
+        }
+    }
+    Ok(rustix::io::fcntl_dupfd_cloexec(stdout, 3)?)
+}
+
 /// Whether standard input and output are both terminals.
 pub fn is_terminal() -> bool {
     rustix::termios::isatty(rustix::stdio::stdin()) && rustix::termios::isatty(rustix::stdio::stdout())

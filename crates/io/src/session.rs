@@ -7,13 +7,8 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::AsFd;
-use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use blitty_present::{ansi, AnsiPresenter, View};
@@ -122,103 +117,90 @@ fn thread_syscalls() -> (u64, u64) {
 const READ_BUDGET: usize = 1 << 20;
 /// Output that has paused this long is "quiet": its frame goes out at once, budget allowing.
 const QUIET: Duration = Duration::from_millis(1);
-/// Under sustained output frames come at this fraction of `hz`, keeping the rest of the
-/// budget for quiet frames, so a prompt after a flood shows within about QUIET.
+/// Under sustained output frames come at this fraction of `hz`.
 const SUSTAINED: f64 = 0.8;
+/// Frames the budget can hold: at most this many above the steady rate in any window.
+const BURST: f64 = 4.0;
+/// Paced frames leave this many in the budget, for the quiet frames that answer a key (the
+/// rest of a flood after Ctrl-C, then the prompt).
+const SPARE: f64 = 2.0;
 
-/// At most `hz` frames in any one-second window.
+/// A token bucket of frames: `hz` a second, holding up to BURST. Over any T seconds at most
+/// BURST + hz·T frames go out, so the average rate never exceeds `hz`; when the bucket is
+/// empty the next frame waits at most 1/hz.
 struct FrameBudget {
-    hz: usize,
-    sent: std::collections::VecDeque<Instant>,
+    hz: f64,
+    tokens: f64,
+    at: Instant,
 }
 
 impl FrameBudget {
-    fn allows(&mut self, now: Instant) -> bool {
-        while self.sent.front().is_some_and(|&t| now.duration_since(t) >= Duration::from_secs(1)) {
-            self.sent.pop_front();
-        }
-        self.sent.len() < self.hz
+    fn refill(&mut self, now: Instant) {
+        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * self.hz).min(BURST);
+        self.at = now;
     }
 
-    /// When the window will allow another frame.
-    fn next_allowed(&self, now: Instant) -> Instant {
-        if self.sent.len() < self.hz {
-            now
-        } else {
-            self.sent.front().map_or(now, |&t| t + Duration::from_secs(1))
-        }
+    /// When `need` tokens will be there.
+    fn ready_at(&self, need: f64) -> Instant {
+        self.at + Duration::from_secs_f64(((need - self.tokens) / self.hz).max(0.0))
     }
 
-    fn spend(&mut self, now: Instant) {
-        self.sent.push_back(now);
+    fn spend(&mut self) {
+        self.tokens -= 1.0;
     }
 }
 
 /// How long a frame may be held back while the program asks for synchronized output.
 const SYNC_LIMIT: Duration = Duration::from_millis(150);
 
-/// Frames go to standard output from this thread, one at a time; the newest frame wins.
-struct Writer {
-    tx: Option<SyncSender<Vec<u8>>>,
-    busy: Arc<AtomicBool>,
-    spare: Receiver<Vec<u8>>,
-    /// The writer thread's own system calls, reported as it ends.
-    handle: Option<JoinHandle<(u64, u64)>>,
-    syscalls: (u64, u64),
+/// Frames on their way to the host: written without blocking from the event loop; what the
+/// host has not taken yet waits here, and no new frame is built until it is gone, so a slow
+/// host costs frames, never input or reading.
+struct Output {
+    fd: std::os::fd::OwnedFd,
+    pending: Vec<u8>,
+    at: usize,
 }
 
-impl Writer {
-    fn new(waker: UnixStream) -> Writer {
-        let (tx, rx) = sync_channel::<Vec<u8>>(1);
-        let (spare_tx, spare) = channel();
-        let busy = Arc::new(AtomicBool::new(false));
-        let b = Arc::clone(&busy);
-        let handle = std::thread::spawn(move || {
-            for buf in rx {
-                write_fully(&buf);
-                b.store(false, Ordering::Release);
-                let _ = (&waker).write(&[1]);
-                let _ = spare_tx.send(buf);
-            }
-            thread_syscalls()
-        });
-        Writer { tx: Some(tx), busy, spare, handle: Some(handle), syscalls: (0, 0) }
-    }
-
+impl Output {
     fn idle(&self) -> bool {
-        !self.busy.load(Ordering::Acquire)
+        self.at >= self.pending.len()
     }
 
-    fn buffer(&self) -> Vec<u8> {
-        let mut b = self.spare.try_recv().unwrap_or_default();
+    /// Starts sending `frame` (the previous one must be done).
+    fn send(&mut self, frame: Vec<u8>) {
+        self.pending = frame;
+        self.at = 0;
+        self.flush();
+    }
+
+    /// Writes as much as the host takes now.
+    fn flush(&mut self) {
+        while self.at < self.pending.len() {
+            match rustix::io::write(&self.fd, &self.pending[self.at..]) {
+                Ok(n) => self.at += n,
+                Err(Errno::INTR) => {}
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// A buffer for the next frame (the last frame's, reused).
+    fn buffer(&mut self) -> Vec<u8> {
+        let mut b = std::mem::take(&mut self.pending);
         b.clear();
+        self.at = 0;
         b
     }
 
-    fn send(&self, buf: Vec<u8>) {
-        self.busy.store(true, Ordering::Release);
-        if let Some(tx) = &self.tx {
-            let _ = tx.send(buf);
-        }
-    }
-
-    /// Waits until every frame handed over is written.
+    /// Sends what is left, waiting for the host if it must (at the end of the session).
     fn finish(&mut self) {
-        self.tx = None;
-        if let Some(h) = self.handle.take() {
-            self.syscalls = h.join().unwrap_or((0, 0));
-        }
-    }
-}
-
-/// One write() per frame when the host takes it whole; partial writes are continued.
-fn write_fully(mut buf: &[u8]) {
-    let stdout = rustix::stdio::stdout();
-    while !buf.is_empty() {
-        match rustix::io::write(stdout, buf) {
-            Ok(n) => buf = &buf[n..],
-            Err(Errno::INTR) | Err(Errno::AGAIN) => continue,
-            Err(_) => return,
+        while !self.idle() {
+            self.flush();
+            if !self.idle() {
+                let mut fds = [PollFd::new(&self.fd, PollFlags::OUT)];
+                let _ = poll(&mut fds, None);
+            }
         }
     }
 }
@@ -249,16 +231,17 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut leave = Vec::new();
     presenter.leave(&mut leave);
     let raw = RawMode::enter(leave)?;
-    let mut writer = Writer::new(signals.waker.try_clone()?);
-    let mut first = writer.buffer();
+    let mut writer = Output { fd: host::frame_output()?, pending: Vec::new(), at: 0 };
+    let mut first = Vec::new();
     presenter.enter(&mut first);
     writer.send(first);
 
-    let hz = opts.hz.clamp(1, 1000);
-    let interval = Duration::from_secs_f64(1.0 / (hz as f64 * SUSTAINED));
-    let mut budget = FrameBudget { hz: hz as usize, sent: Default::default() };
+    let hz = opts.hz.clamp(1, 1000) as f64;
+    let mut budget = FrameBudget { hz, tokens: BURST, at: Instant::now() };
+    let interval = Duration::from_secs_f64(1.0 / (hz * SUSTAINED));
     let mut next_frame = Instant::now();
     let mut last_output = Instant::now();
+
     let mut dirty = true;
     let mut sync_since: Option<Instant> = None;
     let mut keys = Keys::default();
@@ -274,12 +257,14 @@ pub fn run(opts: Options) -> Result<i32, Error> {
 
     while exit.is_none() {
         let now = Instant::now();
+        budget.refill(now);
         let timeout = if dirty && writer.idle() {
-            // The earlier of the paced frame and the quiet frame, when the budget allows.
-            let due = next_frame.min(last_output + QUIET).max(budget.next_allowed(now));
-            Some(due.saturating_duration_since(now))
+            // The earlier of the paced frame and the quiet frame, each when the budget allows.
+            let due_paced = next_frame.max(budget.ready_at(1.0 + SPARE));
+            let due_quiet = (last_output + QUIET).max(budget.ready_at(1.0));
+            Some(due_paced.min(due_quiet).saturating_duration_since(now))
         } else if dirty {
-            // The writer wakes us when it is done.
+            // The host is still taking the last frame: POLLOUT wakes us.
             Some(interval)
         } else {
             None
@@ -293,20 +278,26 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                 master_events |= PollFlags::OUT;
             }
         }
+        let out_events = if writer.idle() { PollFlags::empty() } else { PollFlags::OUT };
         let mut fds = [
             PollFd::new(&stdin, PollFlags::IN),
             PollFd::new(&pty.master, master_events),
             PollFd::new(&signals.wake, PollFlags::IN),
+            PollFd::new(&writer.fd, out_events),
         ];
         match poll(&mut fds, ts.as_ref()) {
             Ok(_) | Err(Errno::INTR) => {}
             Err(e) => return Err(e.into()),
         }
-        let (key_ready, out_ready, in_ready) = (
+        let (key_ready, out_ready, in_ready, host_ready) = (
             fds[0].revents().intersects(PollFlags::IN | PollFlags::HUP),
             fds[1].revents().intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR),
             fds[1].revents().contains(PollFlags::OUT),
+            fds[3].revents().intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
         );
+        if host_ready {
+            writer.flush();
+        }
 
         // Keys first: they are forwarded before any output is parsed.
         if key_ready {
@@ -317,7 +308,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                     keys.feed(&buf[..n], size.rows as usize, &mut actions);
                     for a in actions.drain(..) {
                         match a {
-                            Action::Forward(bytes) => to_child.extend_from_slice(&bytes),
+                            Action::Forward(bytes) => {
+                                to_child.extend_from_slice(&bytes);
+                            }
                             Action::Scroll(s) => {
                                 let max = term.screen().history_len();
                                 offset = match s {
@@ -382,14 +375,11 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         size = new;
                         let _ = pty.resize(size);
                         term.resize(size.cols as usize, size.rows as usize);
+                        // Resizes are rare: the frame in flight goes first, then the clear.
+                        writer.finish();
                         let mut b = writer.buffer();
                         presenter.resize(size.cols as usize, size.rows as usize, &mut b);
-                        if writer.idle() {
-                            writer.send(b);
-                        } else {
-                            // Cleared in the next frame instead.
-                            presenter.invalidate();
-                        }
+                        writer.send(b);
                         dirty = true;
                     }
                 }
@@ -434,13 +424,15 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if !term.screen().modes().synchronized_output {
             sync_since = None;
         }
-        let due = now >= next_frame || now.duration_since(last_output) >= QUIET;
-        if dirty && !held && due && writer.idle() && exit.is_none() && budget.allows(now) {
+        budget.refill(now);
+        let due = (now >= next_frame && budget.tokens >= 1.0 + SPARE)
+            || (now.duration_since(last_output) >= QUIET && budget.tokens >= 1.0);
+        if dirty && !held && due && writer.idle() && exit.is_none() {
             let mut frame = writer.buffer();
             present(&mut presenter, &term, offset, &mut frame);
             term.screen_mut().clear_damage();
             writer.send(frame);
-            budget.spend(now);
+            budget.spend();
             dirty = false;
             next_frame = now + interval;
         }
@@ -470,8 +462,6 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             child_bytes,
             frames: paced_frames,
             host_bytes: presenter.stats.bytes,
-            syscr: writer.syscalls.0,
-            syscw: writer.syscalls.1,
             ..Stats::default()
         };
         stats.read_process();

@@ -78,12 +78,12 @@ pub fn long_line(rng: &mut Rng, target: usize) -> Vec<u8> {
     out
 }
 
-pub fn sgr_256(rng: &mut Rng, target: usize) -> Vec<u8> {
+/// Lines of 80 cells, each cell preceded by the SGR that `sgr` writes.
+fn coloured_cells(rng: &mut Rng, target: usize, mut sgr: impl FnMut(&mut Rng) -> String) -> Vec<u8> {
     let mut out = Vec::with_capacity(target + 100);
     let mut col = 0;
     while out.len() < target {
-        let (f, b) = (rng.below(256), rng.below(256));
-        out.extend_from_slice(format!("\x1b[38;5;{f};48;5;{b}m").as_bytes());
+        out.extend_from_slice(sgr(rng).as_bytes());
         push_text(&mut out, rng, 1);
         col += 1;
         if col == 80 {
@@ -94,23 +94,16 @@ pub fn sgr_256(rng: &mut Rng, target: usize) -> Vec<u8> {
     out
 }
 
+pub fn sgr_256(rng: &mut Rng, target: usize) -> Vec<u8> {
+    coloured_cells(rng, target, |rng| format!("\x1b[38;5;{};48;5;{}m", rng.below(256), rng.below(256)))
+}
+
 pub fn sgr_truecolor(rng: &mut Rng, target: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(target + 100);
-    let mut col = 0;
-    while out.len() < target {
+    coloured_cells(rng, target, |rng| {
         let v = rng.next_u64();
         let c = |s: u32| (v >> s) & 255;
-        out.extend_from_slice(
-            format!("\x1b[38;2;{};{};{};48;2;{};{};{}m", c(0), c(8), c(16), c(24), c(32), c(40)).as_bytes(),
-        );
-        push_text(&mut out, rng, 1);
-        col += 1;
-        if col == 80 {
-            out.extend_from_slice(b"\x1b[0m\r\n");
-            col = 0;
-        }
-    }
-    out
+        format!("\x1b[38;2;{};{};{};48;2;{};{};{}m", c(0), c(8), c(16), c(24), c(32), c(40))
+    })
 }
 
 pub fn cursor_motion(rng: &mut Rng, target: usize) -> Vec<u8> {

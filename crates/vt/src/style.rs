@@ -182,7 +182,7 @@ impl<T: Hash + Eq + Clone> Interner<T> {
             min_threshold,
         };
         for p in pinned {
-            me.insert_new(p.clone());
+            me.intern(p);
         }
         me
     }
@@ -221,21 +221,6 @@ impl<T: Hash + Eq + Clone> Interner<T> {
                 id
             }
         }
-    }
-
-    fn insert_new(&mut self, value: T) -> u32 {
-        let id = match self.free.pop() {
-            Some(id) => {
-                self.items[id as usize] = Some(value.clone());
-                id
-            }
-            None => {
-                self.items.push(Some(value.clone()));
-                (self.items.len() - 1) as u32
-            }
-        };
-        self.ids.insert(value, id);
-        id
     }
 
     /// The number of id slots, live or free: marks are indexed by id below this.
