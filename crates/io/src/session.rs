@@ -120,10 +120,15 @@ const QUIET: Duration = Duration::from_millis(1);
 /// Under sustained output frames come at this fraction of `hz`.
 const SUSTAINED: f64 = 0.8;
 /// Frames the budget can hold: at most this many above the steady rate in any window.
-const BURST: f64 = 4.0;
-/// Paced frames leave this many in the budget, for the quiet frames that answer a key (the
-/// rest of a flood after Ctrl-C, then the prompt).
-const SPARE: f64 = 2.0;
+const BURST: f64 = 6.0;
+/// Frames other than answers to a key leave this many in the budget, for the frames that
+/// answer a key (the rest of a flood after Ctrl-C, then the prompt).
+const SPARE: f64 = 3.0;
+/// For this long after a key is forwarded, output that pauses for ANSWER_QUIET is presented
+/// from the spare: the answer to a key (an echo, the prompt after Ctrl-C) is what the user
+/// waits for.
+const RESPONSE: Duration = Duration::from_millis(250);
+const ANSWER_QUIET: Duration = Duration::from_micros(300);
 
 /// A token bucket of frames: `hz` a second, holding up to BURST. Over any T seconds at most
 /// BURST + hz·T frames go out, so the average rate never exceeds `hz`; when the bucket is
@@ -241,6 +246,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let interval = Duration::from_secs_f64(1.0 / (hz * SUSTAINED));
     let mut next_frame = Instant::now();
     let mut last_output = Instant::now();
+    let mut last_key = Instant::now() - RESPONSE;
 
     let mut dirty = true;
     let mut sync_since: Option<Instant> = None;
@@ -260,8 +266,10 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         budget.refill(now);
         let timeout = if dirty && writer.idle() {
             // The earlier of the paced frame and the quiet frame, each when the budget allows.
+            let answering = now.duration_since(last_key) < RESPONSE;
+            let (quiet_need, quiet_wait) = if answering { (1.0, ANSWER_QUIET) } else { (1.0 + SPARE, QUIET) };
             let due_paced = next_frame.max(budget.ready_at(1.0 + SPARE));
-            let due_quiet = (last_output + QUIET).max(budget.ready_at(1.0));
+            let due_quiet = (last_output + quiet_wait).max(budget.ready_at(quiet_need));
             Some(due_paced.min(due_quiet).saturating_duration_since(now))
         } else if dirty {
             // The host is still taking the last frame: POLLOUT wakes us.
@@ -310,6 +318,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         match a {
                             Action::Forward(bytes) => {
                                 to_child.extend_from_slice(&bytes);
+                                last_key = Instant::now();
                             }
                             Action::Scroll(s) => {
                                 let max = term.screen().history_len();
@@ -425,8 +434,10 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             sync_since = None;
         }
         budget.refill(now);
+        let answering = now.duration_since(last_key) < RESPONSE;
+        let (quiet_need, quiet_wait) = if answering { (1.0, ANSWER_QUIET) } else { (1.0 + SPARE, QUIET) };
         let due = (now >= next_frame && budget.tokens >= 1.0 + SPARE)
-            || (now.duration_since(last_output) >= QUIET && budget.tokens >= 1.0);
+            || (now.duration_since(last_output) >= quiet_wait && budget.tokens >= quiet_need);
         if dirty && !held && due && writer.idle() && exit.is_none() {
             let mut frame = writer.buffer();
             present(&mut presenter, &term, offset, &mut frame);

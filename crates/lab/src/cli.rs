@@ -151,7 +151,7 @@ fn run_markdown(r: &run_bench::Report, command: &str) -> String {
     let _ = writeln!(s, "{c}\n");
     let mut k = Table::new();
     k.load_preset(ASCII_MARKDOWN);
-    k.set_header(vec!["Ctrl-C under `yes`, until the prompt is on screen", "median ms", "samples ms"]);
+    k.set_header(vec!["Ctrl-C under `yes`, until the prompt is on the user's screen", "median ms", "samples ms"]);
     for (label, res) in &r.ctrl_c {
         match res {
             Ok((m, v)) => k.add_row(vec![

@@ -225,46 +225,101 @@ fn median_flood(mut v: Vec<Flood>) -> Flood {
     v[v.len() / 2].clone()
 }
 
-/// Sends Ctrl-C to a flood (`yes`) in a tmux pane and times until the prompt is back.
-fn ctrl_c_once(env: &Env, through_blitty: bool, n: usize) -> Result<f64, String> {
-    let sock = format!("blitty-bench-c{n}-{}", std::process::id());
-    let tmux = |args: &[&str]| Command::new("tmux").arg("-L").arg(&sock).args(args).output();
-    let shell = "env PS1=READY$ bash --norc --noprofile -i";
-    let cmd = if through_blitty { format!("{} run -- {shell}", env.blitty.display()) } else { shell.to_string() };
-    let started =
-        tmux(&["-f", &env.tmux_conf.display().to_string(), "new-session", "-d", "-x", "80", "-y", "24", &cmd]);
-    if !started.is_ok_and(|o| o.status.success()) {
-        return Err("tmux did not start".into());
+/// Where the Ctrl-C test runs: the command started on the observer's pty.
+#[derive(Clone, Copy)]
+enum Shell {
+    /// bash on the pty itself: no terminal program in between (the floor).
+    Direct,
+    Blitty,
+    Tmux,
+    BlittyInTmux,
+}
+
+impl Shell {
+    fn name(self) -> &'static str {
+        match self {
+            Shell::Direct => "bash on the pty (no terminal program)",
+            Shell::Blitty => "blitty",
+            Shell::Tmux => "tmux",
+            Shell::BlittyInTmux => "blitty in tmux",
+        }
     }
-    let capture =
-        || tmux(&["capture-pane", "-p"]).map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
-    let prompt_last =
-        |s: &str| s.lines().rev().find(|l| !l.trim().is_empty()).is_some_and(|l| l.trim_end() == "READY$");
-    let wait = |pred: &dyn Fn(&str) -> bool, limit: Duration| {
+}
+
+/// The observer plays the user's terminal: it runs `argv` on a pty, parses everything the pty
+/// shows with blitty's engine, types `yes` and then Ctrl-C, and times from writing Ctrl-C to
+/// the moment its screen shows the prompt again.
+fn ctrl_c_once(env: &Env, shell: Shell, n: usize) -> Result<f64, String> {
+    let bash = "env PS1=READY$ bash --norc --noprofile -i";
+    let blitty = format!("{} run -- {bash}", env.blitty.display());
+    let sock = format!("blitty-bench-c{n}-{}", std::process::id());
+    let conf = env.tmux_conf.display().to_string();
+    let in_tmux = |cmd: &str| -> Vec<String> {
+        ["tmux", "-L", &sock, "-f", &conf, "new-session", "-x", "80", "-y", "24", cmd]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let argv: Vec<String> = match shell {
+        Shell::Direct => vec!["sh".into(), "-c".into(), bash.into()],
+        Shell::Blitty => vec!["sh".into(), "-c".into(), blitty.clone()],
+        Shell::Tmux => in_tmux(bash),
+        Shell::BlittyInTmux => in_tmux(&blitty),
+    };
+    let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    let mut pty =
+        blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols: 80, rows: 24 }).map_err(|e| e.to_string())?;
+    let mut screen = blitty_vt::Terminal::with_scrollback(80, 24, 0);
+    let mut buf = vec![0u8; 1 << 16];
+    let prompt_last = |t: &blitty_vt::Terminal| {
+        let s = t.screen();
+        (0..s.rows())
+            .rev()
+            .map(|y| s.row_text(y))
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.trim_end() == "READY$")
+    };
+    // Reads and parses what the pty shows until `done` holds or `limit` passes.
+    let mut pump = |pty: &mut blitty_io::pty::Pty,
+                    screen: &mut blitty_vt::Terminal,
+                    limit: Duration,
+                    done: &dyn Fn(&blitty_vt::Terminal) -> bool| {
         let t = Instant::now();
         while t.elapsed() < limit {
-            if pred(&capture()) {
+            let mut fds = [rustix::event::PollFd::new(&pty.master, rustix::event::PollFlags::IN)];
+            let _ = rustix::event::poll(&mut fds, Some(&rustix::event::Timespec { tv_sec: 0, tv_nsec: 1_000_000 }));
+            while let Ok(n @ 1..) = rustix::io::read(&pty.master, &mut buf) {
+                screen.feed(&buf[..n]);
+                let replies = screen.take_replies();
+                let _ = rustix::io::write(&pty.master, &replies);
+            }
+            if done(screen) {
                 return true;
             }
-            std::thread::sleep(Duration::from_millis(2));
         }
         false
     };
+    let type_keys = |pty: &blitty_io::pty::Pty, keys: &[u8]| {
+        rustix::io::write(&pty.master, keys).map(|_| ()).map_err(|e| e.to_string())
+    };
     let result = (|| {
-        if !wait(&prompt_last, Duration::from_secs(10)) {
+        if !pump(&mut pty, &mut screen, Duration::from_secs(10), &prompt_last) {
             return Err("no prompt".to_string());
         }
-        tmux(&["send-keys", "-l", "yes 'flood flood flood flood flood'"]).map_err(|e| e.to_string())?;
-        tmux(&["send-keys", "Enter"]).map_err(|e| e.to_string())?;
-        std::thread::sleep(Duration::from_millis(500));
+        type_keys(&pty, b"yes 'flood flood flood flood flood'\r")?;
+        pump(&mut pty, &mut screen, Duration::from_millis(500), &|_| false);
+        type_keys(&pty, b"\x03")?;
         let t0 = Instant::now();
-        tmux(&["send-keys", "C-c"]).map_err(|e| e.to_string())?;
-        if !wait(&prompt_last, Duration::from_secs(20)) {
+        if !pump(&mut pty, &mut screen, Duration::from_secs(20), &prompt_last) {
             return Err("the prompt did not come back".to_string());
         }
         Ok(t0.elapsed().as_secs_f64() * 1000.0)
     })();
-    let _ = tmux(&["kill-server"]);
+    let _ = type_keys(&pty, b"exit\r");
+    pump(&mut pty, &mut screen, Duration::from_millis(300), &|_| false);
+    let _ = pty.child.kill();
+    let _ = pty.child.wait();
+    let _ = Command::new("tmux").args(["-L", &sock, "kill-server"]).output();
     result
 }
 
@@ -319,17 +374,18 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
         rows.push(Row { target: target.name().into(), results });
     }
     let mut ctrl_c = Vec::new();
-    let samples = if opts.quick { 3 } else { 7 };
-    for (label, through) in [("tmux", false), ("blitty in tmux", true)] {
+    let samples = if opts.quick { 3 } else { 9 };
+    for shell in [Shell::Direct, Shell::Blitty, Shell::Tmux, Shell::BlittyInTmux] {
+        let label = shell.name();
         let mut v = Vec::new();
         let mut err = None;
         for i in 0..samples {
             progress(&format!("Ctrl-C: {label}"));
-            if !env.tmux {
+            if matches!(shell, Shell::Tmux | Shell::BlittyInTmux) && !env.tmux {
                 err = Some("not installed (apt-get install tmux)".to_string());
                 break;
             }
-            match ctrl_c_once(&env, through, i) {
+            match ctrl_c_once(&env, shell, i) {
                 Ok(ms) => v.push(ms),
                 Err(e) => {
                     err = Some(e);
