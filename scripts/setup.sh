@@ -9,6 +9,11 @@ command -v tmux >/dev/null || need+=(tmux)
 command -v script >/dev/null || need+=(bsdutils)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 pkg-config --exists vterm 2>/dev/null || need+=(libvterm-dev)
+# The end-to-end tests drive these programs.
+command -v vim >/dev/null || need+=(vim)
+command -v less >/dev/null || need+=(less)
+command -v pgrep >/dev/null || need+=(procps)
+command -v tput >/dev/null || need+=(ncurses-bin)
 command -v Xvfb >/dev/null || need+=(xvfb)
 command -v xterm >/dev/null || need+=(xterm)
 if [ ${#need[@]} -gt 0 ]; then

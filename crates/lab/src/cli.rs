@@ -122,15 +122,23 @@ fn run_markdown(r: &run_bench::Report, command: &str) -> String {
     // What blitty's frames cost.
     let mut c = Table::new();
     c.load_preset(ASCII_MARKDOWN);
-    c.set_header(vec![
-        "blitty session",
-        "file",
-        "frames/s",
-        "host bytes/s",
-        "read() per MB",
-        "write() per MB",
-        "CPU s per GB",
-    ]);
+    c.set_header(vec!["reader", "file", "frames/s", "host bytes/s", "read() per MB", "write() per MB", "CPU s per GB"]);
+    if let Some(row) = r.rows.first() {
+        for (i, res) in row.results.iter().enumerate() {
+            if let Ok(Flood { reads_per_mb: Some(rpm), .. }) = res {
+                let file = r.files[i].0.split(',').next().unwrap_or("").to_string();
+                c.add_row(vec![
+                    row.target.clone(),
+                    file,
+                    "-".into(),
+                    "-".into(),
+                    format!("{rpm:.1}"),
+                    "-".into(),
+                    "-".into(),
+                ]);
+            }
+        }
+    }
     for row in r.rows.iter().filter(|row| row.target.starts_with("blitty")) {
         for (i, res) in row.results.iter().enumerate() {
             if let Ok(Flood { blitty: Some(st), .. }) = res {

@@ -27,6 +27,8 @@ pub struct Options {
 pub struct Flood {
     pub seconds: f64,
     pub mbps: f64,
+    /// For the plain reader: its read() calls per MB.
+    pub reads_per_mb: Option<f64>,
     pub blitty: Option<BTreeMap<String, f64>>,
 }
 
@@ -61,25 +63,27 @@ fn writer(file: &Path, out: &Path) -> String {
     format!("a=$(date +%s%N); cat {}; b=$(date +%s%N); echo $((b-a)) > {}", file.display(), out.display())
 }
 
-/// Runs `argv` on a pty of 80x24 whose master a plain reader drains until the child ends.
-fn drained(argv: &[String], timeout: Duration) -> Result<(), String> {
+/// Runs `argv` on a pty of 80x24 whose master a plain reader drains until the child ends;
+/// returns the number of read() calls that returned data.
+fn drained(argv: &[String], timeout: Duration) -> Result<u64, String> {
     let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
     let mut pty = blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols: 80, rows: 24 })
         .map_err(|e| format!("cannot start {}: {e}", argv[0].to_string_lossy()))?;
     let mut buf = vec![0u8; 1 << 16];
     let deadline = Instant::now() + timeout;
+    let mut reads = 0;
     loop {
         let mut fds = [rustix::event::PollFd::new(&pty.master, rustix::event::PollFlags::IN)];
         let ts = rustix::event::Timespec { tv_sec: 0, tv_nsec: 50_000_000 };
         let _ = rustix::event::poll(&mut fds, Some(&ts));
         loop {
             match rustix::io::read(&pty.master, &mut buf) {
-                Ok(n) if n > 0 => {}
+                Ok(n) if n > 0 => reads += 1,
                 _ => break,
             }
         }
         if let Ok(Some(_)) = pty.child.try_wait() {
-            return Ok(());
+            return Ok(reads);
         }
         if Instant::now() > deadline {
             let _ = pty.child.kill();
@@ -187,9 +191,12 @@ fn flood_once(env: &Env, target: Target, file: &Path, n: usize) -> Result<Flood,
             cmd.into(),
         ]
     };
+    let mut reads = None;
     match target {
-        Target::Ceiling => drained(&["sh".into(), "-c".into(), script.clone()], timeout)?,
-        Target::BlittyPty => drained(&["sh".into(), "-c".into(), blitty.clone()], timeout)?,
+        Target::Ceiling => reads = Some(drained(&["sh".into(), "-c".into(), script.clone()], timeout)?),
+        Target::BlittyPty => {
+            drained(&["sh".into(), "-c".into(), blitty.clone()], timeout)?;
+        }
         Target::Tmux | Target::BlittyTmux => {
             if !env.tmux {
                 return Err("not installed (apt-get install tmux)".into());
@@ -217,7 +224,8 @@ fn flood_once(env: &Env, target: Target, file: &Path, n: usize) -> Result<Flood,
     let blitty_stats = matches!(target, Target::BlittyPty | Target::BlittyTmux | Target::BlittyXterm)
         .then(|| read_stats(&stats))
         .flatten();
-    Ok(Flood { seconds, mbps: bytes / 1e6 / seconds, blitty: blitty_stats })
+    let reads_per_mb = reads.map(|r| r as f64 / (bytes / 1e6).max(1e-9));
+    Ok(Flood { seconds, mbps: bytes / 1e6 / seconds, reads_per_mb, blitty: blitty_stats })
 }
 
 fn median_flood(mut v: Vec<Flood>) -> Flood {
