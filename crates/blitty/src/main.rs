@@ -30,6 +30,9 @@ enum Command {
     Run(run::Args),
     /// Measure speed: the engine against peer engines on built-in workloads.
     Bench(blitty_lab::cli::BenchArgs),
+    /// The benchmarks' C probes, run in a child process of `blitty bench`.
+    #[command(hide = true)]
+    Probe(blitty_lab::cli::ProbeArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Replay(args) => replay::run(args),
+        Command::Probe(args) => return ExitCode::from(blitty_lab::cli::probe(args).clamp(0, 255) as u8),
         Command::Bench(args) => blitty_lab::cli::run(args).map_err(|e| anyhow::anyhow!("{e}")),
     };
     match result {

@@ -8,5 +8,7 @@ pub mod alloc;
 pub mod cli;
 pub mod engine_bench;
 pub mod peers;
+pub mod probes;
 pub mod run_bench;
+pub mod stdio_bench;
 pub mod workloads;
