@@ -3,7 +3,7 @@
 fn main() {
     // The C probes of the seed experiments, linked into the lab and run by `blitty probe`.
     println!("cargo::rerun-if-changed=probes");
-    cc::Build::new().file("probes/stdio.c").warnings(true).compile("blitty_probes");
+    cc::Build::new().file("probes/stdio.c").file("probes/writes.c").warnings(true).compile("blitty_probes");
     println!("cargo::rustc-check-cfg=cfg(has_libvterm)");
     println!("cargo::rerun-if-changed=build.rs");
     let probe = std::process::Command::new("pkg-config").args(["--libs", "vterm"]).output();

@@ -9,6 +9,7 @@ use crate::engine_bench::{self, Options, Report};
 use crate::probes::Copy;
 use crate::run_bench::{self, Flood};
 use crate::stdio_bench;
+use crate::writes_bench;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -36,19 +37,40 @@ enum Which {
     Run,
     /// Seed 003: copying a file with standard I/O and with read/write of every buffer size.
     Stdio,
+    /// Seed 000: the 16 ways of writing characters, into each target terminal.
+    Writes,
 }
 
 #[derive(clap::Args)]
 pub struct ProbeArgs {
     /// `stdio METHOD [BUFSIZE]`: copy standard input to standard output with getc, fgetc,
-    /// fgets, or read with a buffer of BUFSIZE bytes.
+    /// fgets, or read with a buffer of BUFSIZE bytes. `writes METHOD cooked|raw TEXT RESULT`:
+    /// write TEXT to the terminal one of seed 000's ways and record what it cost.
     #[arg(num_args = 1..)]
     args: Vec<String>,
 }
 
 /// Runs a probe; returns the exit status (2 for bad arguments).
 pub fn probe(args: ProbeArgs) -> i32 {
-    match args.args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+    let words: Vec<&str> = args.args.iter().map(String::as_str).collect();
+    if let ["writes", method, mode, text, result] = words[..] {
+        let method: Option<usize> = method.parse().ok().filter(|&m| m < crate::probes::WRITE_METHODS.len());
+        let (Some(method), Ok(text)) = (method, std::fs::read(text)) else {
+            eprintln!("blitty: probe writes takes METHOD(0-7) cooked|raw TEXTFILE RESULTFILE");
+            return 2;
+        };
+        let Some(cost) = crate::probes::writes(method, mode == "raw", &text) else { return 2 };
+        let line = format!(
+            "{} {} {} {} {}\n",
+            cost.returned,
+            cost.processed.unwrap_or(-1.0),
+            cost.user,
+            cost.sys,
+            cost.write_calls
+        );
+        return if std::fs::write(result, line).is_ok() { 0 } else { 2 };
+    }
+    match words[..] {
         ["stdio", method] => Copy::parse(method, None),
         ["stdio", method, size] => Copy::parse(method, size.parse().ok()),
         _ => None,
@@ -85,6 +107,26 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         markdown.push_str(&md);
         json.insert("engine".into(), j);
     }
+    if matches!(args.which, Which::All | Which::Writes) {
+        let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
+        let tables = writes_bench::run(&writes_bench::Options { quick: args.quick, blitty }, progress)?;
+        eprint!("\r\x1b[K");
+        let md = writes_markdown(&tables, &command);
+        std::fs::write(args.out.join("writes.md"), &md)?;
+        let j = serde_json::json!({
+            "command": command, "machine": machine(),
+            "tables": tables.iter().map(|t| serde_json::json!({
+                "target": t.target.name(), "text": t.text,
+                "rows": t.rows.as_ref().map(|r| r.iter().map(|(m, c)| serde_json::json!({"method": m, "cost": c})).collect::<Vec<_>>()).map_err(|e| e.clone()),
+            })).collect::<Vec<_>>(),
+        });
+        std::fs::write(args.out.join("writes.json"), serde_json::to_string_pretty(&j)?)?;
+        if !markdown.is_empty() {
+            markdown.push('\n');
+        }
+        markdown.push_str(&md);
+        json.insert("writes".into(), j);
+    }
     if matches!(args.which, Which::All | Which::Stdio) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
         let report = stdio_bench::run(&stdio_bench::Options { quick: args.quick, blitty }, progress)?;
@@ -120,6 +162,83 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         println!("\n(written to {}/)", args.out.display());
     }
     Ok(())
+}
+
+fn writes_markdown(tables: &[writes_bench::Table], command: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "## writes: the 16 ways of writing characters (seed 000)\n");
+    let _ = writeln!(s, "command: `{command}`  ");
+    let _ = writeln!(s, "machine: {}  ", machine());
+    let _ = writeln!(
+        s,
+        "\"real, returned\" is until the last write returns; \"real, processed\" is until the terminal answers a DSR sent after the text, which is what the seed asks (how fast the screen takes characters written this way); CPS uses it. A pty holds about 18 KB unread, so a 4 KB text returns at once whatever the terminal. Cooked counts the CR that OPOST adds to each NL.  \n"
+    );
+    for t in tables {
+        let _ = writeln!(s, "### {} — {}\n", t.target.name(), t.text);
+        let rows = match &t.rows {
+            Ok(rows) => rows,
+            Err(e) => {
+                let _ = writeln!(s, "{e}\n");
+                continue;
+            }
+        };
+        let control = |raw: bool| {
+            rows.iter()
+                .find(|(m, _)| m == if raw { "raw, fwrite" } else { "cooked, fwrite" })
+                .and_then(|(_, c)| c.processed)
+        };
+        let mut tb = Table::new();
+        tb.load_preset(ASCII_MARKDOWN);
+        tb.set_header(vec![
+            "Method",
+            "real, returned",
+            "real, processed",
+            "user",
+            "sys",
+            "CPS",
+            "% of control",
+            "write() per char",
+            "1988 console CPS",
+            "1988 tty000 CPS",
+        ]);
+        for (method, c) in rows {
+            let raw = method.starts_with("raw");
+            let chars = if raw { t.chars_raw } else { t.chars_cooked } as f64;
+            let cps = c.processed.map(|p| chars / p.max(1e-9));
+            let pct = match (c.processed, control(raw)) {
+                (Some(p), Some(ctl)) => format!("{:.1}%", 100.0 * ctl / p.max(1e-9)),
+                _ => "-".into(),
+            };
+            let seed = writes_bench::SEED_CPS
+                .iter()
+                .find(|(m, _, _)| m.replace(", setbuf", ", setbuf") == *method || *m == method.as_str());
+            tb.add_row(vec![
+                method.clone(),
+                format!("{:.4}", c.returned),
+                c.processed.map_or("no answer".into(), |p| format!("{p:.4}")),
+                format!("{:.3}", c.user),
+                format!("{:.3}", c.sys),
+                cps.map_or("-".into(), |v| format!("{v:.0}")),
+                pct,
+                format!("{:.2}", c.write_calls / t.chars_raw as f64),
+                seed.map_or("-".into(), |x| format!("{:.1}", x.1)),
+                seed.map_or("-".into(), |x| format!("{:.1}", x.2)),
+            ]);
+        }
+        let _ = writeln!(s, "{tb}\n");
+        // What this shows, from the numbers.
+        let one = rows.iter().find(|(m, _)| m == "raw, write").and_then(|(_, c)| c.processed);
+        if let (Some(one), Some(ctl)) = (one, control(true)) {
+            let _ = writeln!(
+                s,
+                "The control (one fwrite) is {:.0}x faster than 1-byte writes here: each character costs a write() system call ({:.2} per character against {:.4} for the control).\n",
+                one / ctl.max(1e-9),
+                rows.iter().find(|(m, _)| m == "raw, write").map_or(0.0, |(_, c)| c.write_calls / t.chars_raw as f64),
+                rows.iter().find(|(m, _)| m == "raw, fwrite").map_or(0.0, |(_, c)| c.write_calls / t.chars_raw as f64),
+            );
+        }
+    }
+    s
 }
 
 fn stdio_markdown(r: &stdio_bench::Report, command: &str) -> String {

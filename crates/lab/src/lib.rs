@@ -12,3 +12,4 @@ pub mod probes;
 pub mod run_bench;
 pub mod stdio_bench;
 pub mod workloads;
+pub mod writes_bench;

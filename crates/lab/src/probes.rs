@@ -59,3 +59,57 @@ pub fn stdio(method: Copy) -> i32 {
     // plain integers and keeps no pointers beyond the call.
     unsafe { blitty_probe_stdio(m, size) }
 }
+
+extern "C" {
+    fn blitty_probe_writes(method: c_int, raw: c_int, text: *const u8, len: c_long, results: *mut f64) -> c_int;
+}
+
+/// The eight ways of seed 000, in its order; the last is the control.
+pub const WRITE_METHODS: [&str; 8] = [
+    "setbuf, fputc",
+    "setbuf, putc",
+    "setbuf, putchar",
+    "fputc, fflush",
+    "putc, fflush",
+    "putchar, fflush",
+    "write",
+    "fwrite",
+];
+
+/// What one write method cost: seconds until the writes returned, seconds until the terminal
+/// had processed them (None when it never answered), user and system CPU, write() calls.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct WriteCost {
+    pub returned: f64,
+    pub processed: Option<f64>,
+    pub user: f64,
+    pub sys: f64,
+    pub write_calls: f64,
+}
+
+fn thread_syscw() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/io")
+        .ok()
+        .and_then(|io| io.lines().find_map(|l| l.strip_prefix("syscw:")).and_then(|v| v.trim().parse().ok()))
+        .unwrap_or(0.0)
+}
+
+/// Writes `text` to the terminal on standard output with method `method` (0..8), cooked or raw.
+pub fn writes(method: usize, raw: bool, text: &[u8]) -> Option<WriteCost> {
+    let mut r = [0f64; 4];
+    let before = thread_syscw();
+    // SAFETY: `text` and `r` outlive the call; the probe reads `len` bytes of `text` and writes
+    // four doubles into `r`; it keeps no pointers.
+    let rc = unsafe {
+        blitty_probe_writes(method as c_int, raw as c_int, text.as_ptr(), text.len() as c_long, r.as_mut_ptr())
+    };
+    // The DSR query is one more write().
+    let calls = (thread_syscw() - before - 1.0).max(0.0);
+    (rc == 0).then_some(WriteCost {
+        returned: r[0],
+        processed: (r[1] >= 0.0).then_some(r[1]),
+        user: r[2],
+        sys: r[3],
+        write_calls: calls,
+    })
+}

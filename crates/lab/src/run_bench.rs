@@ -49,7 +49,7 @@ pub struct Report {
     pub runs: usize,
 }
 
-fn which(program: &str) -> bool {
+pub(crate) fn which(program: &str) -> bool {
     Command::new("sh")
         .arg("-c")
         .arg(format!("command -v {program}"))
@@ -63,22 +63,67 @@ fn writer(file: &Path, out: &Path) -> String {
     format!("a=$(date +%s%N); cat {}; b=$(date +%s%N); echo $((b-a)) > {}", file.display(), out.display())
 }
 
+/// What reads the pty's master side.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reader {
+    /// Drains and does nothing else.
+    Plain,
+    /// Drains and answers DSR cursor-position queries (so a writer can tell when all it
+    /// wrote was read).
+    AnswersDsr,
+    /// blitty's engine, hidden: parses everything, answers what the program asks, presents
+    /// nothing.
+    Engine,
+}
+
 /// Runs `argv` on a pty of 80x24 whose master a plain reader drains until the child ends;
 /// returns the number of read() calls that returned data.
 fn drained(argv: &[String], timeout: Duration) -> Result<u64, String> {
+    drained_by(argv, timeout, Reader::Plain)
+}
+
+/// Runs `argv` on a pty of 80x24 read by `reader` until the child ends; returns the number of
+/// read() calls that returned data.
+pub(crate) fn drained_by(argv: &[String], timeout: Duration, reader: Reader) -> Result<u64, String> {
     let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
     let mut pty = blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols: 80, rows: 24 })
         .map_err(|e| format!("cannot start {}: {e}", argv[0].to_string_lossy()))?;
     let mut buf = vec![0u8; 1 << 16];
     let deadline = Instant::now() + timeout;
     let mut reads = 0;
+    let mut engine = (reader == Reader::Engine).then(|| blitty_vt::Terminal::with_scrollback(80, 24, 1000));
+    let mut tail: Vec<u8> = Vec::new();
     loop {
         let mut fds = [rustix::event::PollFd::new(&pty.master, rustix::event::PollFlags::IN)];
         let ts = rustix::event::Timespec { tv_sec: 0, tv_nsec: 50_000_000 };
         let _ = rustix::event::poll(&mut fds, Some(&ts));
         loop {
             match rustix::io::read(&pty.master, &mut buf) {
-                Ok(n) if n > 0 => reads += 1,
+                Ok(n) if n > 0 => {
+                    reads += 1;
+                    match reader {
+                        Reader::Plain => {}
+                        Reader::AnswersDsr => {
+                            // The query may be split across reads: keep the last 3 bytes.
+                            tail.extend_from_slice(&buf[..n]);
+                            let queries = tail.windows(4).filter(|w| *w == b"\x1b[6n").count();
+                            for _ in 0..queries {
+                                let _ = rustix::io::write(&pty.master, b"\x1b[1;1R");
+                            }
+                            let keep = tail.len().min(3);
+                            tail.drain(..tail.len() - keep);
+                        }
+                        Reader::Engine => {
+                            if let Some(t) = engine.as_mut() {
+                                t.feed(&buf[..n]);
+                                let replies = t.take_replies();
+                                if !replies.is_empty() {
+                                    let _ = rustix::io::write(&pty.master, &replies);
+                                }
+                            }
+                        }
+                    }
+                }
                 _ => break,
             }
         }
@@ -106,13 +151,13 @@ fn read_stats(path: &Path) -> Option<BTreeMap<String, f64>> {
     )
 }
 
-struct Xvfb {
+pub(crate) struct Xvfb {
     child: Child,
-    display: String,
+    pub(crate) display: String,
 }
 
 impl Xvfb {
-    fn start() -> Result<Xvfb, String> {
+    pub(crate) fn start() -> Result<Xvfb, String> {
         if !which("Xvfb") || !which("xterm") {
             return Err("not installed (apt-get install xvfb xterm)".into());
         }

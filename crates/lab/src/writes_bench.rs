@@ -1,0 +1,182 @@
+//! `blitty bench writes` (seed 000, the 1988 Pcomm test): the 16 ways of writing characters
+//! (cooked or raw, times eight methods) into each target terminal, for a 4 KB text like the
+//! original's and a 1 MB one. A Linux pty takes about 18 KB before its writer blocks, so a
+//! 4 KB write returns before the terminal has seen it: each method is timed both until the
+//! writes return and until the terminal answers a DSR sent after the text. The second column
+//! answers the seed's question (how fast can the screen show characters written this way).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::probes::{WriteCost, WRITE_METHODS};
+use crate::run_bench::{drained_by, which, Reader, Xvfb};
+
+pub struct Options {
+    pub quick: bool,
+    pub blitty: PathBuf,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Target {
+    PlainReader,
+    HiddenEngine,
+    Blitty,
+    Tmux,
+    Xterm,
+}
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::PlainReader => "pty + plain reader (answers DSR)",
+            Target::HiddenEngine => "blitty's engine, hidden (parse only)",
+            Target::Blitty => "blitty run, presented into a plain reader",
+            Target::Tmux => "tmux",
+            Target::Xterm => "xterm (Xvfb)",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub target: Target,
+    pub text: String,
+    /// Characters the terminal receives: in cooked mode OPOST adds a CR to every NL.
+    pub chars_cooked: usize,
+    pub chars_raw: usize,
+    /// (method label, cost) in the seed's order: cooked first, then raw.
+    pub rows: Result<Vec<(String, WriteCost)>, String>,
+}
+
+/// The 4 KB text: C source, as the original test wrote its own source (3,994 characters).
+fn texts(quick: bool) -> Vec<(String, Vec<u8>)> {
+    let source = include_str!("../probes/writes.c").as_bytes();
+    let mut small: Vec<u8> = source.iter().copied().cycle().take(3994).collect();
+    if let Some(last) = small.last_mut() {
+        *last = b'\n';
+    }
+    let big_len = if quick { 100_000 } else { 1_000_000 };
+    let big: Vec<u8> = source.iter().copied().cycle().take(big_len).collect();
+    let big_label = if quick { "100 KB text" } else { "1 MB text" };
+    vec![("4 KB text (3,994 characters, like the original)".into(), small), (big_label.into(), big)]
+}
+
+fn probe_once(
+    opts: &Options,
+    target: Target,
+    xvfb: &Result<Xvfb, String>,
+    dir: &Path,
+    text: &Path,
+    method: usize,
+    raw: bool,
+) -> Result<WriteCost, String> {
+    let result = dir.join("result.txt");
+    let _ = std::fs::remove_file(&result);
+    let probe = format!(
+        "{} probe writes {method} {} {} {}",
+        opts.blitty.display(),
+        if raw { "raw" } else { "cooked" },
+        text.display(),
+        result.display()
+    );
+    let timeout = Duration::from_secs(300);
+    let sh = |cmd: String| vec!["sh".to_string(), "-c".to_string(), cmd];
+    match target {
+        Target::PlainReader => drained_by(&sh(probe), timeout, Reader::AnswersDsr).map(|_| ())?,
+        Target::HiddenEngine => drained_by(&sh(probe), timeout, Reader::Engine).map(|_| ())?,
+        Target::Blitty => {
+            drained_by(&sh(format!("{} run -- {probe}", opts.blitty.display())), timeout, Reader::Plain).map(|_| ())?
+        }
+        Target::Tmux => {
+            if !which("tmux") {
+                return Err("not installed (apt-get install tmux)".into());
+            }
+            let sock = format!("blitty-bench-w-{}", std::process::id());
+            let argv: Vec<String> =
+                ["tmux", "-L", &sock, "-f", "/dev/null", "new-session", "-x", "80", "-y", "24", &probe]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+            drained_by(&argv, timeout, Reader::Plain).map(|_| ())?;
+        }
+        Target::Xterm => {
+            let x = xvfb.as_ref().map_err(|e| e.clone())?;
+            Command::new("xterm")
+                .env("DISPLAY", &x.display)
+                .args(["-geometry", "80x24", "-e", "sh", "-c", &probe])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map_err(|e| format!("cannot start xterm: {e}"))?;
+        }
+    }
+    let text = std::fs::read_to_string(&result).map_err(|_| "the probe did not finish".to_string())?;
+    let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    if v.len() < 5 {
+        return Err(format!("bad probe result {text:?}"));
+    }
+    Ok(WriteCost { returned: v[0], processed: (v[1] >= 0.0).then_some(v[1]), user: v[2], sys: v[3], write_calls: v[4] })
+}
+
+pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Vec<Table>, String> {
+    let dir = std::env::temp_dir().join(format!("blitty-bench-writes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let xvfb = Xvfb::start();
+    let mut tables = Vec::new();
+    for (label, text) in texts(opts.quick) {
+        let path = dir.join("text.txt");
+        std::fs::write(&path, &text).map_err(|e| e.to_string())?;
+        let newlines = text.iter().filter(|&&b| b == b'\n').count();
+        for target in [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Xterm] {
+            let mut rows = Vec::new();
+            let mut error = None;
+            'modes: for raw in [false, true] {
+                for (m, name) in WRITE_METHODS.iter().enumerate() {
+                    progress(&format!(
+                        "writes: {} / {label} / {} {name}",
+                        target.name(),
+                        if raw { "raw" } else { "cooked" }
+                    ));
+                    match probe_once(opts, target, &xvfb, &dir, &path, m, raw) {
+                        Ok(cost) => rows.push((format!("{}, {name}", if raw { "raw" } else { "cooked" }), cost)),
+                        Err(e) => {
+                            error = Some(e);
+                            break 'modes;
+                        }
+                    }
+                }
+            }
+            tables.push(Table {
+                target,
+                text: label.clone(),
+                chars_cooked: text.len() + newlines,
+                chars_raw: text.len(),
+                rows: error.map_or(Ok(rows), Err),
+            });
+        }
+    }
+    drop(xvfb);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(tables)
+}
+
+/// Seed 000's figures, characters per second: (method, console at 9600 baud, tty000 at 9600).
+pub const SEED_CPS: [(&str, f64, f64); 16] = [
+    ("cooked, setbuf, fputc", 137.4, 708.8),
+    ("cooked, setbuf, putc", 136.2, 719.0),
+    ("cooked, setbuf, putchar", 137.3, 721.0),
+    ("cooked, fputc, fflush", 134.3, 638.7),
+    ("cooked, putc, fflush", 134.6, 667.5),
+    ("cooked, putchar, fflush", 135.1, 667.5),
+    ("cooked, write", 137.9, 744.5),
+    ("cooked, fwrite", 451.8, 953.2),
+    ("raw, setbuf, fputc", 121.0, 665.7),
+    ("raw, setbuf, putc", 120.8, 675.0),
+    ("raw, setbuf, putchar", 121.2, 675.0),
+    ("raw, fputc, fflush", 118.8, 619.2),
+    ("raw, putc, fflush", 119.5, 627.3),
+    ("raw, putchar, fflush", 119.0, 616.0),
+    ("raw, write", 120.4, 694.6),
+    ("raw, fwrite", 351.9, 994.4),
+];
