@@ -209,9 +209,7 @@ fn writes_markdown(tables: &[writes_bench::Table], command: &str) -> String {
                 (Some(p), Some(ctl)) => format!("{:.1}%", 100.0 * ctl / p.max(1e-9)),
                 _ => "-".into(),
             };
-            let seed = writes_bench::SEED_CPS
-                .iter()
-                .find(|(m, _, _)| m.replace(", setbuf", ", setbuf") == *method || *m == method.as_str());
+            let seed = writes_bench::SEED_CPS.iter().find(|(m, _, _)| *m == method.as_str());
             tb.add_row(vec![
                 method.clone(),
                 format!("{:.4}", c.returned),
