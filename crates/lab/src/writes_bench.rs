@@ -180,3 +180,69 @@ pub const SEED_CPS: [(&str, f64, f64); 16] = [
     ("raw, write", 120.4, 694.6),
     ("raw, fwrite", 351.9, 994.4),
 ];
+
+/// One target's `scroll` figures: lines per second for (scrolling, OPOST), in the order
+/// scroll+opost, scroll-opost, no-scroll+opost, no-scroll-opost.
+pub struct ScrollRow {
+    pub target: Target,
+    pub lines_per_s: Result<[f64; 4], String>,
+}
+
+/// `blitty bench scroll` (seed 001): lines of screen width written with scrolling, and
+/// without (cursor home after each screenful), with OPOST on and off, into each target;
+/// presented (blitty run, tmux, xterm) against hidden (blitty's engine parsing only). Each
+/// text is written with one fwrite and timed until the terminal answers a DSR after it.
+pub fn run_scroll(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(usize, Vec<ScrollRow>), String> {
+    let dir = std::env::temp_dir().join(format!("blitty-bench-scroll-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let lines = if opts.quick { 5_000 } else { 50_000 };
+    let line: Vec<u8> = (0..80).map(|i| b'!' + (i % 94) as u8).collect();
+    // With OPOST the kernel turns \n into \r\n; without it the text carries the \r itself.
+    let text = |scroll: bool, opost: bool| {
+        let mut t = Vec::with_capacity(lines * 84);
+        for i in 0..lines {
+            t.extend_from_slice(&line);
+            if !scroll && i % 24 == 23 {
+                t.extend_from_slice(b"\x1b[H");
+            } else if opost {
+                t.push(b'\n');
+            } else {
+                t.extend_from_slice(b"\r\n");
+            }
+        }
+        t
+    };
+    let mut files = Vec::new();
+    for (k, (scroll, opost)) in [(true, true), (true, false), (false, true), (false, false)].into_iter().enumerate() {
+        let path = dir.join(format!("scroll{k}.txt"));
+        std::fs::write(&path, text(scroll, opost)).map_err(|e| e.to_string())?;
+        files.push((path, opost));
+    }
+    let xvfb = Xvfb::start();
+    let mut rows = Vec::new();
+    for target in [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Xterm] {
+        let mut speeds = [0f64; 4];
+        let mut error = None;
+        for (k, (path, opost)) in files.iter().enumerate() {
+            progress(&format!("scroll: {} / case {}", target.name(), k + 1));
+            // The control method (one fwrite), cooked (OPOST on) or raw (off).
+            match probe_once(opts, target, &xvfb, &dir, path, 7, !opost) {
+                Ok(cost) => match cost.processed {
+                    Some(p) => speeds[k] = lines as f64 / p.max(1e-9),
+                    None => {
+                        error = Some("the terminal did not answer the DSR".to_string());
+                        break;
+                    }
+                },
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        rows.push(ScrollRow { target, lines_per_s: error.map_or(Ok(speeds), Err) });
+    }
+    drop(xvfb);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok((lines, rows))
+}
