@@ -45,16 +45,18 @@ pub struct Stats {
     /// From /proc/self/io: read() and write() system calls of the whole process.
     pub syscr: u64,
     pub syscw: u64,
-    /// CPU seconds (user and system) of the whole process.
+    /// CPU seconds (user and system) of the whole process, in clock ticks (10 ms).
     pub cpu_user: f64,
     pub cpu_sys: f64,
+    /// CPU seconds of blitty's thread (all its work), to the nanosecond (schedstat).
+    pub cpu: f64,
 }
 
 impl Stats {
     fn write(&self, path: &std::path::Path) -> io::Result<()> {
         let text = format!(
-            "seconds {:.6}\nchild_bytes {}\nframes {}\nhost_bytes {}\nsyscr {}\nsyscw {}\ncpu_user {:.3}\ncpu_sys {:.3}\n",
-            self.seconds, self.child_bytes, self.frames, self.host_bytes, self.syscr, self.syscw, self.cpu_user, self.cpu_sys
+            "seconds {:.6}\nchild_bytes {}\nframes {}\nhost_bytes {}\nsyscr {}\nsyscw {}\ncpu_user {:.3}\ncpu_sys {:.3}\ncpu {:.6}\n",
+            self.seconds, self.child_bytes, self.frames, self.host_bytes, self.syscr, self.syscw, self.cpu_user, self.cpu_sys, self.cpu
         );
         std::fs::write(path, text)
     }
@@ -64,6 +66,10 @@ impl Stats {
         let (r, w) = thread_syscalls();
         self.syscr += r;
         self.syscw += w;
+        // schedstat: nanoseconds on the CPU, then waiting, then time slices.
+        if let Ok(sched) = std::fs::read_to_string("/proc/thread-self/schedstat") {
+            self.cpu = sched.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 1e9;
+        }
         if let Ok(stat) = std::fs::read_to_string("/proc/self/stat") {
             // Fields after the command name (which may hold spaces) start at the state, field 3;
             // utime and stime are fields 14 and 15, in clock ticks.

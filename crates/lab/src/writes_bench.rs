@@ -246,3 +246,117 @@ pub fn run_scroll(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(usi
     let _ = std::fs::remove_dir_all(&dir);
     Ok((lines, rows))
 }
+
+/// What the reading side paid during a stones run, when it is measured.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReaderCost {
+    pub cpu: f64,
+    pub reads: f64,
+    pub writes: f64,
+}
+
+pub struct StonesRow {
+    pub target: Target,
+    /// (characters per second, the reader's cost) for charstones, then stringstones.
+    pub results: Vec<Result<(f64, Option<ReaderCost>), String>>,
+}
+
+/// This thread's CPU seconds and read()/write() calls (the bench's own reader runs here).
+fn thread_cost() -> ReaderCost {
+    // SAFETY: getrusage fills the zeroed struct it is given and keeps no pointer to it.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_THREAD, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let io = std::fs::read_to_string("/proc/thread-self/io").unwrap_or_default();
+    let get =
+        |k: &str| io.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.trim().parse::<f64>().ok()).unwrap_or(0.0);
+    ReaderCost { cpu: secs(usage.ru_utime) + secs(usage.ru_stime), reads: get("syscr:"), writes: get("syscw:") }
+}
+
+/// `blitty bench stones` (seed 002): charstones (one character per write()) and stringstones
+/// (a 96-character string per write()) into each target; characters per second, and what the
+/// reading side paid per 1,000 characters (CPU, read() and write() calls) where blitty can
+/// measure it: its own plain reader and hidden engine, and `blitty run` (from its --stats).
+pub fn run_stones(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(Vec<usize>, Vec<StonesRow>), String> {
+    let dir = std::env::temp_dir().join(format!("blitty-bench-stones-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let sizes = if opts.quick { vec![20_000, 200_000] } else { vec![200_000, 2_000_000] };
+    let source = include_str!("../probes/writes.c").as_bytes();
+    let xvfb = Xvfb::start();
+    let mut rows = Vec::new();
+    for target in [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Xterm] {
+        let mut results = Vec::new();
+        for (k, &n) in sizes.iter().enumerate() {
+            let path = dir.join(format!("stones{k}.txt"));
+            let text: Vec<u8> = source.iter().copied().cycle().take(n).collect();
+            std::fs::write(&path, &text).map_err(|e| e.to_string())?;
+            progress(&format!("stones: {} / {}", target.name(), if k == 0 { "charstones" } else { "stringstones" }));
+            let method = if k == 0 { 6 } else { 8 };
+            let before = thread_cost();
+            let res = if target == Target::Blitty {
+                probe_with_stats(opts, &dir, &path, method)
+            } else {
+                probe_once(opts, target, &xvfb, &dir, &path, method, true).map(|c| (c, None))
+            };
+            let after = thread_cost();
+            results.push(res.and_then(|(cost, stats)| {
+                let p = cost.processed.ok_or("the terminal did not answer the DSR")?;
+                let reader = match target {
+                    Target::PlainReader | Target::HiddenEngine => Some(ReaderCost {
+                        cpu: after.cpu - before.cpu,
+                        reads: after.reads - before.reads,
+                        writes: after.writes - before.writes,
+                    }),
+                    _ => stats,
+                };
+                Ok((n as f64 / p.max(1e-9), reader))
+            }));
+        }
+        rows.push(StonesRow { target, results });
+    }
+    drop(xvfb);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok((sizes, rows))
+}
+
+/// The probe under `blitty run --stats`, presented into a plain reader; returns blitty's cost.
+fn probe_with_stats(
+    opts: &Options,
+    dir: &Path,
+    text: &Path,
+    method: usize,
+) -> Result<(WriteCost, Option<ReaderCost>), String> {
+    let result = dir.join("result.txt");
+    let stats = dir.join("stats.txt");
+    let _ = std::fs::remove_file(&result);
+    let cmd = format!(
+        "{b} run --stats {} -- {b} probe writes {method} raw {} {}",
+        stats.display(),
+        text.display(),
+        result.display(),
+        b = opts.blitty.display()
+    );
+    drained_by(&["sh".to_string(), "-c".to_string(), cmd], Duration::from_secs(300), Reader::Plain)?;
+    let text = std::fs::read_to_string(&result).map_err(|_| "the probe did not finish".to_string())?;
+    let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    if v.len() < 5 {
+        return Err(format!("bad probe result {text:?}"));
+    }
+    let cost = WriteCost {
+        returned: v[0],
+        processed: (v[1] >= 0.0).then_some(v[1]),
+        user: v[2],
+        sys: v[3],
+        write_calls: v[4],
+    };
+    let st: std::collections::HashMap<String, f64> = std::fs::read_to_string(&stats)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once(' ').and_then(|(k, v)| Some((k.to_string(), v.parse().ok()?))))
+        .collect();
+    let get = |k: &str| st.get(k).copied().unwrap_or(0.0);
+    Ok((cost, Some(ReaderCost { cpu: get("cpu"), reads: get("syscr"), writes: get("syscw") })))
+}
