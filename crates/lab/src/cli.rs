@@ -94,7 +94,15 @@ type Error = Box<dyn std::error::Error + Send + Sync>;
 pub fn run(args: BenchArgs) -> Result<(), Error> {
     std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let progress = |what: &str| eprint!("\r\x1b[K  measuring {what} ...");
+    // A spinner with what is being measured (indicatif draws nothing when stderr is not a
+    // terminal, as in CI).
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed} measuring {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    let progress = |what: &str| bar.set_message(what.to_string());
     let mut json = serde_json::Map::new();
     let mut markdown = String::new();
     if matches!(args.which, Which::All | Which::Engine) {
@@ -104,7 +112,6 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             Options { bytes_per_workload: 16_000_000, runs: 5 }
         };
         let report = engine_bench::run(&opts, progress);
-        eprint!("\r\x1b[K");
         let md = engine_markdown(&report, &opts, &command);
         std::fs::write(args.out.join("engine.md"), &md)?;
         let j = engine_json(&report, &command);
@@ -115,7 +122,6 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
     if matches!(args.which, Which::All | Which::Writes) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
         let tables = writes_bench::run(&writes_bench::Options { quick: args.quick, blitty }, progress)?;
-        eprint!("\r\x1b[K");
         let md = writes_markdown(&tables, &command);
         std::fs::write(args.out.join("writes.md"), &md)?;
         let j = serde_json::json!({
@@ -135,7 +141,6 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
     if matches!(args.which, Which::All | Which::Stones) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
         let (sizes, rows) = writes_bench::run_stones(&writes_bench::Options { quick: args.quick, blitty }, progress)?;
-        eprint!("\r\x1b[K");
         let md = stones_markdown(&sizes, &rows, &command);
         std::fs::write(args.out.join("stones.md"), &md)?;
         let j = serde_json::json!({
@@ -158,7 +163,6 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
     if matches!(args.which, Which::All | Which::Scroll) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
         let (lines, rows) = writes_bench::run_scroll(&writes_bench::Options { quick: args.quick, blitty }, progress)?;
-        eprint!("\r\x1b[K");
         let md = scroll_markdown(lines, &rows, &command);
         std::fs::write(args.out.join("scroll.md"), &md)?;
         let j = serde_json::json!({
@@ -176,7 +180,6 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
     if matches!(args.which, Which::All | Which::Stdio) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
         let report = stdio_bench::run(&stdio_bench::Options { quick: args.quick, blitty }, progress)?;
-        eprint!("\r\x1b[K");
         let md = stdio_markdown(&report, &command);
         std::fs::write(args.out.join("stdio.md"), &md)?;
         let j = serde_json::json!({"command": command, "machine": machine(), "bytes": report.bytes, "lines": report.lines, "rows": report.rows});
@@ -190,7 +193,6 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
     if matches!(args.which, Which::All | Which::Run) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
         let report = run_bench::run(&run_bench::Options { quick: args.quick, blitty }, progress)?;
-        eprint!("\r\x1b[K");
         let md = run_markdown(&report, &command);
         std::fs::write(args.out.join("run.md"), &md)?;
         let j = run_json(&report, &command);
@@ -201,6 +203,7 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         markdown.push_str(&md);
         json.insert("run".into(), j);
     }
+    bar.finish_and_clear();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(json))?);
     } else {
