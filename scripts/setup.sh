@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what blitty's build, tests and benchmarks need on a fresh Debian machine:
 # tmux and script (end-to-end tests, corpus recording, benchmarks), libvterm (a peer engine in
-# the benchmark), pkg-config (to find it), Xvfb and xterm (a host terminal in the benchmark),
+# the benchmark), pkg-config (to find it), GNU screen, Xvfb and xterm (host terminals in the
+# benchmark),
 # and the rustfmt and clippy components.
 set -euo pipefail
 need=()
@@ -14,6 +15,7 @@ command -v vim >/dev/null || need+=(vim)
 command -v less >/dev/null || need+=(less)
 command -v pgrep >/dev/null || need+=(procps)
 command -v tput >/dev/null || need+=(ncurses-bin)
+command -v screen >/dev/null || need+=(screen)
 command -v Xvfb >/dev/null || need+=(xvfb)
 command -v xterm >/dev/null || need+=(xterm)
 if [ ${#need[@]} -gt 0 ]; then

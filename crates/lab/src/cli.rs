@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
+use crate::charts;
 use crate::engine_bench::{self, Options, Report};
 use crate::probes::Copy;
 use crate::run_bench::{self, Flood};
@@ -116,6 +117,17 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         std::fs::write(args.out.join("engine.md"), &md)?;
         let j = engine_json(&report, &command);
         std::fs::write(args.out.join("engine.json"), serde_json::to_string_pretty(&j)?)?;
+        let groups: Vec<String> = report.rows.iter().map(|r| r.workload.clone()).collect();
+        let series: Vec<charts::Series> = report
+            .engines
+            .iter()
+            .enumerate()
+            .map(|(k, (name, _))| charts::Series {
+                name: name.clone(),
+                values: report.rows.iter().map(|r| r.mbps[k]).collect(),
+            })
+            .collect();
+        charts::bars(&args.out.join("engine.svg"), "Engine throughput (MB/s)", "MB/s", &groups, &series)?;
         markdown.push_str(&md);
         json.insert("engine".into(), j);
     }
@@ -132,6 +144,39 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             })).collect::<Vec<_>>(),
         });
         std::fs::write(args.out.join("writes.json"), serde_json::to_string_pretty(&j)?)?;
+        for (i, text) in
+            tables.iter().map(|t| t.text.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().enumerate()
+        {
+            let of_text: Vec<&writes_bench::Table> = tables.iter().filter(|t| t.text == text).collect();
+            let groups: Vec<String> = of_text.iter().map(|t| t.target.name().to_string()).collect();
+            let series: Vec<charts::Series> = ["cooked, write", "raw, write", "raw, fwrite"]
+                .iter()
+                .map(|m| charts::Series {
+                    name: m.to_string(),
+                    values: of_text
+                        .iter()
+                        .map(|t| {
+                            let chars = if m.starts_with("raw") { t.chars_raw } else { t.chars_cooked } as f64;
+                            t.rows
+                                .as_ref()
+                                .ok()?
+                                .iter()
+                                .find(|(name, _)| name == m)?
+                                .1
+                                .processed
+                                .map(|p| chars / p.max(1e-9))
+                        })
+                        .collect(),
+                })
+                .collect();
+            charts::bars(
+                &args.out.join(format!("writes-{}.svg", i + 1)),
+                &format!("Characters per second until processed: {text}"),
+                "chars/s",
+                &groups,
+                &series,
+            )?;
+        }
         if !markdown.is_empty() {
             markdown.push('\n');
         }
@@ -154,6 +199,16 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             })).collect::<Vec<_>>(),
         });
         std::fs::write(args.out.join("stones.json"), serde_json::to_string_pretty(&j)?)?;
+        let groups: Vec<String> = rows.iter().map(|r| r.target.name().to_string()).collect();
+        let series: Vec<charts::Series> = ["charstones", "stringstones"]
+            .iter()
+            .enumerate()
+            .map(|(k, name)| charts::Series {
+                name: name.to_string(),
+                values: rows.iter().map(|r| r.results.get(k).and_then(|x| x.as_ref().ok()).map(|x| x.0)).collect(),
+            })
+            .collect();
+        charts::bars(&args.out.join("stones.svg"), "Characters per second", "chars/s", &groups, &series)?;
         if !markdown.is_empty() {
             markdown.push('\n');
         }
@@ -171,6 +226,16 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             "rows": rows.iter().map(|r| serde_json::json!({"target": r.target.name(), "lines_per_s": r.lines_per_s.as_ref().map(|v| v.to_vec()).map_err(|e| e.clone())})).collect::<Vec<_>>(),
         });
         std::fs::write(args.out.join("scroll.json"), serde_json::to_string_pretty(&j)?)?;
+        let groups: Vec<String> = rows.iter().map(|r| r.target.name().to_string()).collect();
+        let series: Vec<charts::Series> = ["scroll, opost", "scroll, -opost", "no scroll, opost", "no scroll, -opost"]
+            .iter()
+            .enumerate()
+            .map(|(k, name)| charts::Series {
+                name: name.to_string(),
+                values: rows.iter().map(|r| r.lines_per_s.as_ref().ok().map(|v| v[k])).collect(),
+            })
+            .collect();
+        charts::bars(&args.out.join("scroll.svg"), "Lines of screen width per second", "lines/s", &groups, &series)?;
         if !markdown.is_empty() {
             markdown.push('\n');
         }
@@ -184,6 +249,20 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         std::fs::write(args.out.join("stdio.md"), &md)?;
         let j = serde_json::json!({"command": command, "machine": machine(), "bytes": report.bytes, "lines": report.lines, "rows": report.rows});
         std::fs::write(args.out.join("stdio.json"), serde_json::to_string_pretty(&j)?)?;
+        let points: Vec<(f64, f64)> = report
+            .rows
+            .iter()
+            .filter_map(|r| {
+                r.method.strip_prefix("read/write, BUFFSIZE ").and_then(|n| n.parse::<f64>().ok()).map(|n| (n, r.clock))
+            })
+            .collect();
+        charts::loglog(
+            &args.out.join("stdio.svg"),
+            "read/write copy: clock seconds by BUFFSIZE",
+            "BUFFSIZE (bytes)",
+            "clock seconds",
+            &points,
+        )?;
         if !markdown.is_empty() {
             markdown.push('\n');
         }
@@ -197,6 +276,17 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         std::fs::write(args.out.join("run.md"), &md)?;
         let j = run_json(&report, &command);
         std::fs::write(args.out.join("run.json"), serde_json::to_string_pretty(&j)?)?;
+        let groups: Vec<String> = report.rows.iter().map(|r| r.target.clone()).collect();
+        let series: Vec<charts::Series> = report
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, (label, _))| charts::Series {
+                name: label.clone(),
+                values: report.rows.iter().map(|r| r.results[i].as_ref().ok().map(|f| f.mbps)).collect(),
+            })
+            .collect();
+        charts::bars(&args.out.join("run.svg"), "cat floods: MB/s as the writer sees it", "MB/s", &groups, &series)?;
         if !markdown.is_empty() {
             markdown.push('\n');
         }

@@ -5,6 +5,7 @@
 //! tests. This room may do I/O and time things; it never changes the engine's behaviour.
 
 pub mod alloc;
+pub mod charts;
 pub mod cli;
 pub mod engine_bench;
 pub mod peers;

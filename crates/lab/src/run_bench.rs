@@ -151,6 +151,21 @@ fn read_stats(path: &Path) -> Option<BTreeMap<String, f64>> {
     )
 }
 
+/// GNU screen running `cmd` in the pty it is started on (attached, as a user's), with no
+/// startup message; an error when screen is not installed.
+pub(crate) fn screen_argv(dir: &Path, cmd: &str) -> Result<Vec<String>, String> {
+    if !which("screen") {
+        return Err("not installed (apt-get install screen)".into());
+    }
+    let rc = dir.join("screenrc");
+    std::fs::write(&rc, "startup_message off\n").map_err(|e| e.to_string())?;
+    let name = format!("blitty-bench-{}", std::process::id());
+    Ok(["screen", "-c", &rc.display().to_string(), "-S", &name, "sh", "-c", cmd]
+        .iter()
+        .map(|s| s.to_string())
+        .collect())
+}
+
 pub(crate) struct Xvfb {
     child: Child,
     pub(crate) display: String,
@@ -187,6 +202,8 @@ enum Target {
     BlittyPty,
     Tmux,
     BlittyTmux,
+    Screen,
+    BlittyScreen,
     Xterm,
     BlittyXterm,
 }
@@ -194,10 +211,12 @@ enum Target {
 impl Target {
     fn name(self) -> &'static str {
         match self {
-            Target::Ceiling => "pty + plain reader (ceiling)",
+            Target::Ceiling => "plain reader (ceiling)",
             Target::BlittyPty => "blitty -> plain reader",
             Target::Tmux => "tmux",
             Target::BlittyTmux => "blitty in tmux",
+            Target::Screen => "GNU screen",
+            Target::BlittyScreen => "blitty in GNU screen",
             Target::Xterm => "xterm (Xvfb)",
             Target::BlittyXterm => "blitty in xterm (Xvfb)",
         }
@@ -248,6 +267,10 @@ fn flood_once(env: &Env, target: Target, file: &Path, n: usize) -> Result<Flood,
             }
             let cmd = if matches!(target, Target::Tmux) { script.clone() } else { blitty.clone() };
             drained(&tmux(&cmd), timeout)?;
+        }
+        Target::Screen | Target::BlittyScreen => {
+            let cmd = if matches!(target, Target::Screen) { script.clone() } else { blitty.clone() };
+            drained(&screen_argv(&env.dir, &cmd)?, timeout)?;
         }
         Target::Xterm | Target::BlittyXterm => {
             let x = env.xvfb.as_ref().map_err(|e| e.clone())?;
@@ -401,9 +424,16 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     ];
     let mut rows = Vec::new();
     let mut n = 0;
-    for target in
-        [Target::Ceiling, Target::BlittyPty, Target::Tmux, Target::BlittyTmux, Target::Xterm, Target::BlittyXterm]
-    {
+    for target in [
+        Target::Ceiling,
+        Target::BlittyPty,
+        Target::Tmux,
+        Target::BlittyTmux,
+        Target::Screen,
+        Target::BlittyScreen,
+        Target::Xterm,
+        Target::BlittyXterm,
+    ] {
         let mut results = Vec::new();
         for (label, file) in &files {
             let mut floods = Vec::new();

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::probes::{WriteCost, WRITE_METHODS};
-use crate::run_bench::{drained_by, which, Reader, Xvfb};
+use crate::run_bench::{drained_by, screen_argv, which, Reader, Xvfb};
 
 pub struct Options {
     pub quick: bool,
@@ -18,21 +18,26 @@ pub struct Options {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// Where the text goes: "plain reader" is a pty drained by a reader that answers DSR and
+/// does nothing else; "blitty, hidden" is blitty's engine parsing with nothing presented (a
+/// hidden terminal); "blitty run" presents frames into a plain reader.
 pub enum Target {
     PlainReader,
     HiddenEngine,
     Blitty,
     Tmux,
+    Screen,
     Xterm,
 }
 
 impl Target {
     pub fn name(self) -> &'static str {
         match self {
-            Target::PlainReader => "pty + plain reader (answers DSR)",
-            Target::HiddenEngine => "blitty's engine, hidden (parse only)",
-            Target::Blitty => "blitty run, presented into a plain reader",
+            Target::PlainReader => "plain reader",
+            Target::HiddenEngine => "blitty, hidden",
+            Target::Blitty => "blitty run",
             Target::Tmux => "tmux",
+            Target::Screen => "GNU screen",
             Target::Xterm => "xterm (Xvfb)",
         }
     }
@@ -100,6 +105,7 @@ fn probe_once(
                     .collect();
             drained_by(&argv, timeout, Reader::Plain).map(|_| ())?;
         }
+        Target::Screen => drained_by(&screen_argv(dir, &probe)?, timeout, Reader::Plain).map(|_| ())?,
         Target::Xterm => {
             let x = xvfb.as_ref().map_err(|e| e.clone())?;
             Command::new("xterm")
@@ -128,7 +134,9 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Vec<Table>,
         let path = dir.join("text.txt");
         std::fs::write(&path, &text).map_err(|e| e.to_string())?;
         let newlines = text.iter().filter(|&&b| b == b'\n').count();
-        for target in [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Xterm] {
+        for target in
+            [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Screen, Target::Xterm]
+        {
             let mut rows = Vec::new();
             let mut error = None;
             'modes: for raw in [false, true] {
@@ -220,7 +228,9 @@ pub fn run_scroll(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(usi
     }
     let xvfb = Xvfb::start();
     let mut rows = Vec::new();
-    for target in [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Xterm] {
+    for target in
+        [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Screen, Target::Xterm]
+    {
         let mut speeds = [0f64; 4];
         let mut error = None;
         for (k, (path, opost)) in files.iter().enumerate() {
@@ -287,7 +297,9 @@ pub fn run_stones(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(Vec
     let source = include_str!("../probes/writes.c").as_bytes();
     let xvfb = Xvfb::start();
     let mut rows = Vec::new();
-    for target in [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Xterm] {
+    for target in
+        [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Screen, Target::Xterm]
+    {
         let mut results = Vec::new();
         for (k, &n) in sizes.iter().enumerate() {
             let path = dir.join(format!("stones{k}.txt"));
