@@ -20,9 +20,13 @@ pub struct BenchArgs {
     /// Smaller workloads and fewer runs (for CI).
     #[arg(long)]
     quick: bool,
-    /// Where the Markdown and JSON reports go.
+    /// Where the Markdown, JSON and SVG reports go.
     #[arg(long, default_value = "bench-report")]
     out: PathBuf,
+    /// Only these targets (comma-separated: plain, hidden, blitty, tmux, screen, xterm); the
+    /// plain reader always runs where a table is relative to it. Default: all.
+    #[arg(long, value_delimiter = ',', value_parser = ["plain", "hidden", "blitty", "tmux", "screen", "xterm"])]
+    targets: Vec<String>,
     /// Print the report as JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -133,7 +137,10 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
     }
     if matches!(args.which, Which::All | Which::Writes) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
-        let tables = writes_bench::run(&writes_bench::Options { quick: args.quick, blitty }, progress)?;
+        let tables = writes_bench::run(
+            &writes_bench::Options { quick: args.quick, blitty, targets: args.targets.clone() },
+            progress,
+        )?;
         let md = writes_markdown(&tables, &command);
         std::fs::write(args.out.join("writes.md"), &md)?;
         let j = serde_json::json!({
@@ -185,7 +192,10 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
     }
     if matches!(args.which, Which::All | Which::Stones) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
-        let (sizes, rows) = writes_bench::run_stones(&writes_bench::Options { quick: args.quick, blitty }, progress)?;
+        let (sizes, rows) = writes_bench::run_stones(
+            &writes_bench::Options { quick: args.quick, blitty, targets: args.targets.clone() },
+            progress,
+        )?;
         let md = stones_markdown(&sizes, &rows, &command);
         std::fs::write(args.out.join("stones.md"), &md)?;
         let j = serde_json::json!({
@@ -217,7 +227,10 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
     }
     if matches!(args.which, Which::All | Which::Scroll) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
-        let (lines, rows) = writes_bench::run_scroll(&writes_bench::Options { quick: args.quick, blitty }, progress)?;
+        let (lines, rows) = writes_bench::run_scroll(
+            &writes_bench::Options { quick: args.quick, blitty, targets: args.targets.clone() },
+            progress,
+        )?;
         let md = scroll_markdown(lines, &rows, &command);
         std::fs::write(args.out.join("scroll.md"), &md)?;
         let j = serde_json::json!({
@@ -271,7 +284,8 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
     }
     if matches!(args.which, Which::All | Which::Run) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
-        let report = run_bench::run(&run_bench::Options { quick: args.quick, blitty }, progress)?;
+        let report =
+            run_bench::run(&run_bench::Options { quick: args.quick, blitty, targets: args.targets.clone() }, progress)?;
         let md = run_markdown(&report, &command);
         std::fs::write(args.out.join("run.md"), &md)?;
         let j = run_json(&report, &command);
@@ -308,9 +322,10 @@ fn stones_markdown(sizes: &[usize], rows: &[writes_bench::StonesRow], command: &
     let _ = writeln!(s, "## stones: charstones and stringstones (seed 002)\n");
     let _ = writeln!(s, "command: `{command}`  ");
     let _ = writeln!(s, "machine: {}  ", machine());
+    let _ = writeln!(s, "terminals: {}  ", versions());
     let _ = writeln!(
         s,
-        "charstones: {} characters, one per write(); stringstones: {} characters, 96 per write(); raw mode; timed until the terminal answers a DSR after them. The reader's cost is what the terminal side paid per 1,000 characters, measured where blitty can (its own plain reader and hidden engine, and blitty run); tmux and xterm run as separate programs and are not measured.  \n",
+        "charstones: {} characters, one per write(); stringstones: {} characters, 96 per write(); raw mode; timed until the terminal answers a DSR after them. The reader's cost is what the terminal side paid per 1,000 characters: for the plain reader and the hidden engine, the bench's own thread; for blitty run, its --stats; for tmux, screen and xterm, their processes (client and server) sampled from /proc every 5 ms, including their start-up.  \n",
         sizes.first().unwrap_or(&0),
         sizes.get(1).unwrap_or(&0)
     );
@@ -378,6 +393,7 @@ fn scroll_markdown(lines: usize, rows: &[writes_bench::ScrollRow], command: &str
     let _ = writeln!(s, "## scroll: lines of screen width per second (seed 001)\n");
     let _ = writeln!(s, "command: `{command}`  ");
     let _ = writeln!(s, "machine: {}  ", machine());
+    let _ = writeln!(s, "terminals: {}  ", versions());
     let _ = writeln!(
         s,
         "{lines} lines of 80 characters in one write, timed until the terminal answers a DSR after them; \"no scroll\" homes the cursor after each screenful (24 lines); -opost is stty -opost (the text carries its own CR). \"Hidden\" is blitty's engine parsing with nothing presented (the seed's offscreen vty).  \n"
@@ -429,6 +445,7 @@ fn writes_markdown(tables: &[writes_bench::Table], command: &str) -> String {
     let _ = writeln!(s, "## writes: the 16 ways of writing characters (seed 000)\n");
     let _ = writeln!(s, "command: `{command}`  ");
     let _ = writeln!(s, "machine: {}  ", machine());
+    let _ = writeln!(s, "terminals: {}  ", versions());
     let _ = writeln!(
         s,
         "\"real, returned\" is until the last write returns; \"real, processed\" is until the terminal answers a DSR sent after the text, which is what the seed asks (how fast the screen takes characters written this way); CPS uses it. A pty holds about 18 KB unread, so a 4 KB text returns at once whatever the terminal. Cooked counts the CR that OPOST adds to each NL.  \n"
@@ -693,6 +710,20 @@ fn run_json(r: &run_bench::Report, command: &str) -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "ctrl_c_ms": r.ctrl_c.iter().map(|(l, res)| serde_json::json!({"target": l, "median": res.as_ref().ok().map(|x| x.0), "samples": res.as_ref().ok().map(|x| x.1.clone()), "missing": res.as_ref().err()})).collect::<Vec<_>>(),
     })
+}
+
+/// Versions of the host terminals and multiplexers measured, or "not installed".
+fn versions() -> String {
+    let version = |cmd: &str, args: &[&str]| -> String {
+        match std::process::Command::new(cmd).args(args).output() {
+            Ok(o) => {
+                let text = if o.stdout.is_empty() { o.stderr } else { o.stdout };
+                String::from_utf8_lossy(&text).lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
+            }
+            Err(_) => format!("{cmd} not installed"),
+        }
+    };
+    format!("{}; {}; {}", version("tmux", &["-V"]), version("screen", &["-v"]), version("xterm", &["-version"]))
 }
 
 fn machine() -> String {

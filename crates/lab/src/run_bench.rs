@@ -20,6 +20,15 @@ pub struct Options {
     pub quick: bool,
     /// The blitty binary measured.
     pub blitty: PathBuf,
+    /// Target keywords to run (plain, blitty, tmux, screen, xterm; empty: all). The plain
+    /// reader always runs: the other rows are relative to it.
+    pub targets: Vec<String>,
+}
+
+impl Options {
+    fn wants(&self, keyword: &str) -> bool {
+        keyword == "plain" || self.targets.is_empty() || self.targets.iter().any(|k| k == keyword)
+    }
 }
 
 /// One timed flood: how long `cat` took, and blitty's own statistics when blitty ran.
@@ -209,6 +218,20 @@ enum Target {
 }
 
 impl Target {
+    /// The host a row is about, as `--targets` names it (blitty inside a host counts as both).
+    fn keywords(self) -> &'static [&'static str] {
+        match self {
+            Target::Ceiling => &["plain"],
+            Target::BlittyPty => &["blitty"],
+            Target::Tmux => &["tmux"],
+            Target::BlittyTmux => &["blitty", "tmux"],
+            Target::Screen => &["screen"],
+            Target::BlittyScreen => &["blitty", "screen"],
+            Target::Xterm => &["xterm"],
+            Target::BlittyXterm => &["blitty", "xterm"],
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Target::Ceiling => "plain reader (ceiling)",
@@ -433,7 +456,10 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
         Target::BlittyScreen,
         Target::Xterm,
         Target::BlittyXterm,
-    ] {
+    ]
+    .into_iter()
+    .filter(|t| t.keywords().iter().all(|k| opts.wants(k)))
+    {
         let mut results = Vec::new();
         for (label, file) in &files {
             let mut floods = Vec::new();
@@ -458,7 +484,12 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     }
     let mut ctrl_c = Vec::new();
     let samples = if opts.quick { 3 } else { 9 };
-    for shell in [Shell::Direct, Shell::Blitty, Shell::Tmux, Shell::BlittyInTmux] {
+    for shell in [Shell::Direct, Shell::Blitty, Shell::Tmux, Shell::BlittyInTmux].into_iter().filter(|s| match s {
+        Shell::Direct => true,
+        Shell::Blitty => opts.wants("blitty"),
+        Shell::Tmux => opts.wants("tmux"),
+        Shell::BlittyInTmux => opts.wants("blitty") && opts.wants("tmux"),
+    }) {
         let label = shell.name();
         let mut v = Vec::new();
         let mut err = None;

@@ -15,6 +15,14 @@ use crate::run_bench::{drained_by, screen_argv, which, Reader, Xvfb};
 pub struct Options {
     pub quick: bool,
     pub blitty: PathBuf,
+    /// Target keywords to run (empty: all); see `Target::keyword`.
+    pub targets: Vec<String>,
+}
+
+impl Options {
+    fn wants(&self, t: Target) -> bool {
+        t == Target::PlainReader || self.targets.is_empty() || self.targets.iter().any(|k| k == t.keyword())
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -30,7 +38,23 @@ pub enum Target {
     Xterm,
 }
 
+/// Every target, in the order tables list them.
+const ALL: [Target; 6] =
+    [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Screen, Target::Xterm];
+
 impl Target {
+    /// The word `--targets` selects it by.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Target::PlainReader => "plain",
+            Target::HiddenEngine => "hidden",
+            Target::Blitty => "blitty",
+            Target::Tmux => "tmux",
+            Target::Screen => "screen",
+            Target::Xterm => "xterm",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Target::PlainReader => "plain reader",
@@ -134,9 +158,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Vec<Table>,
         let path = dir.join("text.txt");
         std::fs::write(&path, &text).map_err(|e| e.to_string())?;
         let newlines = text.iter().filter(|&&b| b == b'\n').count();
-        for target in
-            [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Screen, Target::Xterm]
-        {
+        for target in ALL.into_iter().filter(|&t| opts.wants(t)) {
             let mut rows = Vec::new();
             let mut error = None;
             'modes: for raw in [false, true] {
@@ -228,9 +250,7 @@ pub fn run_scroll(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(usi
     }
     let xvfb = Xvfb::start();
     let mut rows = Vec::new();
-    for target in
-        [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Screen, Target::Xterm]
-    {
+    for target in ALL.into_iter().filter(|&t| opts.wants(t)) {
         let mut speeds = [0f64; 4];
         let mut error = None;
         for (k, (path, opost)) in files.iter().enumerate() {
@@ -286,6 +306,63 @@ fn thread_cost() -> ReaderCost {
     ReaderCost { cpu: secs(usage.ru_utime) + secs(usage.ru_stime), reads: get("syscr:"), writes: get("syscw:") }
 }
 
+/// Watches the processes of a terminal program (tmux, screen, xterm) while a probe runs in
+/// it: every 5 ms it reads /proc for processes whose program is `program` and whose command
+/// line mentions `marker` (this run's socket, session or directory), keeping each one's last
+/// read()/write() counts and CPU nanoseconds (schedstat). Processes that exit are counted
+/// up to their last sample, so up to 5 ms of their end can be missed.
+struct Sampler {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    handle: std::thread::JoinHandle<ReaderCost>,
+}
+
+impl Sampler {
+    fn start(program: &'static str, marker: String) -> Sampler {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = std::sync::Arc::clone(&stop);
+        let handle = std::thread::spawn(move || {
+            let mut last: std::collections::HashMap<u32, ReaderCost> = std::collections::HashMap::new();
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+                    let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+                    let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else { continue };
+                    let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or(&[]);
+                    let name =
+                        String::from_utf8_lossy(argv0.rsplit(|&b| b == b'/').next().unwrap_or(&[])).to_lowercase();
+                    if name != program || !String::from_utf8_lossy(&cmdline).contains(&marker) {
+                        continue;
+                    }
+                    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).unwrap_or_default();
+                    let get = |k: &str| {
+                        io.lines()
+                            .find_map(|l| l.strip_prefix(k))
+                            .and_then(|v| v.trim().parse::<f64>().ok())
+                            .unwrap_or(0.0)
+                    };
+                    let cpu = std::fs::read_to_string(format!("/proc/{pid}/schedstat"))
+                        .ok()
+                        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
+                        .unwrap_or(0.0)
+                        / 1e9;
+                    last.insert(pid, ReaderCost { cpu, reads: get("syscr:"), writes: get("syscw:") });
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            last.values().fold(ReaderCost::default(), |a, c| ReaderCost {
+                cpu: a.cpu + c.cpu,
+                reads: a.reads + c.reads,
+                writes: a.writes + c.writes,
+            })
+        });
+        Sampler { stop, handle }
+    }
+
+    fn finish(self) -> ReaderCost {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.handle.join().unwrap_or_default()
+    }
+}
+
 /// `blitty bench stones` (seed 002): charstones (one character per write()) and stringstones
 /// (a 96-character string per write()) into each target; characters per second, and what the
 /// reading side paid per 1,000 characters (CPU, read() and write() calls) where blitty can
@@ -297,9 +374,7 @@ pub fn run_stones(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(Vec
     let source = include_str!("../probes/writes.c").as_bytes();
     let xvfb = Xvfb::start();
     let mut rows = Vec::new();
-    for target in
-        [Target::PlainReader, Target::HiddenEngine, Target::Blitty, Target::Tmux, Target::Screen, Target::Xterm]
-    {
+    for target in ALL.into_iter().filter(|&t| opts.wants(t)) {
         let mut results = Vec::new();
         for (k, &n) in sizes.iter().enumerate() {
             let path = dir.join(format!("stones{k}.txt"));
@@ -308,11 +383,18 @@ pub fn run_stones(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(Vec
             progress(&format!("stones: {} / {}", target.name(), if k == 0 { "charstones" } else { "stringstones" }));
             let method = if k == 0 { 6 } else { 8 };
             let before = thread_cost();
+            let sampler = match target {
+                Target::Tmux => Some(Sampler::start("tmux", format!("blitty-bench-w-{}", std::process::id()))),
+                Target::Screen => Some(Sampler::start("screen", format!("blitty-bench-{}", std::process::id()))),
+                Target::Xterm => Some(Sampler::start("xterm", dir.display().to_string())),
+                _ => None,
+            };
             let res = if target == Target::Blitty {
                 probe_with_stats(opts, &dir, &path, method)
             } else {
                 probe_once(opts, target, &xvfb, &dir, &path, method, true).map(|c| (c, None))
             };
+            let sampled = sampler.map(Sampler::finish);
             let after = thread_cost();
             results.push(res.and_then(|(cost, stats)| {
                 let p = cost.processed.ok_or("the terminal did not answer the DSR")?;
@@ -322,7 +404,8 @@ pub fn run_stones(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(Vec
                         reads: after.reads - before.reads,
                         writes: after.writes - before.writes,
                     }),
-                    _ => stats,
+                    Target::Blitty => stats,
+                    _ => sampled,
                 };
                 Ok((n as f64 / p.max(1e-9), reader))
             }));
