@@ -108,8 +108,7 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
     );
     bar.enable_steady_tick(std::time::Duration::from_millis(120));
     let progress = |what: &str| bar.set_message(what.to_string());
-    let mut json = serde_json::Map::new();
-    let mut markdown = String::new();
+    let mut reports = Reports { out: args.out.clone(), markdown: String::new(), json: serde_json::Map::new() };
     if matches!(args.which, Which::All | Which::Engine) {
         let opts = if args.quick {
             Options { bytes_per_workload: 2_000_000, runs: 3 }
@@ -118,9 +117,7 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         };
         let report = engine_bench::run(&opts, progress);
         let md = engine_markdown(&report, &opts, &command);
-        std::fs::write(args.out.join("engine.md"), &md)?;
         let j = engine_json(&report, &command);
-        std::fs::write(args.out.join("engine.json"), serde_json::to_string_pretty(&j)?)?;
         let groups: Vec<String> = report.rows.iter().map(|r| r.workload.clone()).collect();
         let series: Vec<charts::Series> = report
             .engines
@@ -132,8 +129,7 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             })
             .collect();
         charts::bars(&args.out.join("engine.svg"), "Engine throughput (MB/s)", "MB/s", &groups, &series)?;
-        markdown.push_str(&md);
-        json.insert("engine".into(), j);
+        reports.add("engine", md, j)?;
     }
     if matches!(args.which, Which::All | Which::Writes) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
@@ -142,7 +138,6 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             progress,
         )?;
         let md = writes_markdown(&tables, &command);
-        std::fs::write(args.out.join("writes.md"), &md)?;
         let j = serde_json::json!({
             "command": command, "machine": machine(),
             "tables": tables.iter().map(|t| serde_json::json!({
@@ -150,7 +145,6 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
                 "rows": t.rows.as_ref().map(|r| r.iter().map(|(m, c)| serde_json::json!({"method": m, "cost": c})).collect::<Vec<_>>()).map_err(|e| e.clone()),
             })).collect::<Vec<_>>(),
         });
-        std::fs::write(args.out.join("writes.json"), serde_json::to_string_pretty(&j)?)?;
         for (i, text) in
             tables.iter().map(|t| t.text.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().enumerate()
         {
@@ -184,11 +178,7 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
                 &series,
             )?;
         }
-        if !markdown.is_empty() {
-            markdown.push('\n');
-        }
-        markdown.push_str(&md);
-        json.insert("writes".into(), j);
+        reports.add("writes", md, j)?;
     }
     if matches!(args.which, Which::All | Which::Stones) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
@@ -197,7 +187,6 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             progress,
         )?;
         let md = stones_markdown(&sizes, &rows, &command);
-        std::fs::write(args.out.join("stones.md"), &md)?;
         let j = serde_json::json!({
             "command": command, "machine": machine(), "characters": sizes,
             "rows": rows.iter().map(|r| serde_json::json!({
@@ -208,7 +197,6 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
                 }).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         });
-        std::fs::write(args.out.join("stones.json"), serde_json::to_string_pretty(&j)?)?;
         let groups: Vec<String> = rows.iter().map(|r| r.target.name().to_string()).collect();
         let series: Vec<charts::Series> = ["charstones", "stringstones"]
             .iter()
@@ -219,11 +207,7 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             })
             .collect();
         charts::bars(&args.out.join("stones.svg"), "Characters per second", "chars/s", &groups, &series)?;
-        if !markdown.is_empty() {
-            markdown.push('\n');
-        }
-        markdown.push_str(&md);
-        json.insert("stones".into(), j);
+        reports.add("stones", md, j)?;
     }
     if matches!(args.which, Which::All | Which::Scroll) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
@@ -232,13 +216,11 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             progress,
         )?;
         let md = scroll_markdown(lines, &rows, &command);
-        std::fs::write(args.out.join("scroll.md"), &md)?;
         let j = serde_json::json!({
             "command": command, "machine": machine(), "lines": lines,
             "columns": ["scroll, opost", "scroll, -opost", "no scroll, opost", "no scroll, -opost"],
             "rows": rows.iter().map(|r| serde_json::json!({"target": r.target.name(), "lines_per_s": r.lines_per_s.as_ref().map(|v| v.to_vec()).map_err(|e| e.clone())})).collect::<Vec<_>>(),
         });
-        std::fs::write(args.out.join("scroll.json"), serde_json::to_string_pretty(&j)?)?;
         let groups: Vec<String> = rows.iter().map(|r| r.target.name().to_string()).collect();
         let series: Vec<charts::Series> = ["scroll, opost", "scroll, -opost", "no scroll, opost", "no scroll, -opost"]
             .iter()
@@ -249,19 +231,13 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             })
             .collect();
         charts::bars(&args.out.join("scroll.svg"), "Lines of screen width per second", "lines/s", &groups, &series)?;
-        if !markdown.is_empty() {
-            markdown.push('\n');
-        }
-        markdown.push_str(&md);
-        json.insert("scroll".into(), j);
+        reports.add("scroll", md, j)?;
     }
     if matches!(args.which, Which::All | Which::Stdio) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
         let report = stdio_bench::run(&stdio_bench::Options { quick: args.quick, blitty }, progress)?;
         let md = stdio_markdown(&report, &command);
-        std::fs::write(args.out.join("stdio.md"), &md)?;
         let j = serde_json::json!({"command": command, "machine": machine(), "bytes": report.bytes, "lines": report.lines, "rows": report.rows});
-        std::fs::write(args.out.join("stdio.json"), serde_json::to_string_pretty(&j)?)?;
         let points: Vec<(f64, f64)> = report
             .rows
             .iter()
@@ -276,20 +252,14 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             "clock seconds",
             &points,
         )?;
-        if !markdown.is_empty() {
-            markdown.push('\n');
-        }
-        markdown.push_str(&md);
-        json.insert("stdio".into(), j);
+        reports.add("stdio", md, j)?;
     }
     if matches!(args.which, Which::All | Which::Run) {
         let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
         let report =
             run_bench::run(&run_bench::Options { quick: args.quick, blitty, targets: args.targets.clone() }, progress)?;
         let md = run_markdown(&report, &command);
-        std::fs::write(args.out.join("run.md"), &md)?;
         let j = run_json(&report, &command);
-        std::fs::write(args.out.join("run.json"), serde_json::to_string_pretty(&j)?)?;
         let groups: Vec<String> = report.rows.iter().map(|r| r.target.clone()).collect();
         let series: Vec<charts::Series> = report
             .files
@@ -301,17 +271,13 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             })
             .collect();
         charts::bars(&args.out.join("run.svg"), "cat floods: MB/s as the writer sees it", "MB/s", &groups, &series)?;
-        if !markdown.is_empty() {
-            markdown.push('\n');
-        }
-        markdown.push_str(&md);
-        json.insert("run".into(), j);
+        reports.add("run", md, j)?;
     }
     bar.finish_and_clear();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(json))?);
+        println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(reports.json))?);
     } else {
-        print!("{markdown}");
+        print!("{}", reports.markdown);
         println!("\n(written to {}/)", args.out.display());
     }
     Ok(())
@@ -711,6 +677,27 @@ fn run_json(r: &run_bench::Report, command: &str) -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "ctrl_c_ms": r.ctrl_c.iter().map(|(l, res)| serde_json::json!({"target": l, "median": res.as_ref().ok().map(|x| x.0), "samples": res.as_ref().ok().map(|x| x.1.clone()), "missing": res.as_ref().err()})).collect::<Vec<_>>(),
     })
+}
+
+/// The report being assembled: each experiment's Markdown and JSON go to files in `out` and
+/// into the combined report printed at the end.
+struct Reports {
+    out: PathBuf,
+    markdown: String,
+    json: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Reports {
+    fn add(&mut self, name: &str, md: String, json: serde_json::Value) -> Result<(), Error> {
+        std::fs::write(self.out.join(format!("{name}.md")), &md)?;
+        std::fs::write(self.out.join(format!("{name}.json")), serde_json::to_string_pretty(&json)?)?;
+        if !self.markdown.is_empty() {
+            self.markdown.push('\n');
+        }
+        self.markdown.push_str(&md);
+        self.json.insert(name.into(), json);
+        Ok(())
+    }
 }
 
 /// Versions of the host terminals and multiplexers measured, or "not installed".
