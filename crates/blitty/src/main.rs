@@ -6,6 +6,7 @@
 
 mod replay;
 mod run;
+mod serial;
 
 use std::process::ExitCode;
 
@@ -24,6 +25,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// A serial console (so far only --fastport: condition a port for raw transfers).
+    Serial(serial::Args),
     /// Feed a recorded output stream to the engine and print the resulting screen.
     Replay(replay::Args),
     /// Run a program in a pty and show it in this terminal as frames (default: $SHELL).
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Replay(args) => replay::run(args),
+        Command::Serial(args) => serial::run(args),
         Command::Probe(args) => return ExitCode::from(blitty_lab::cli::probe(args).clamp(0, 255) as u8),
         Command::Bench(args) => blitty_lab::cli::run(args).map_err(|e| anyhow::anyhow!("{e}")),
     };

@@ -10,5 +10,6 @@
 pub mod host;
 pub mod keys;
 pub mod pty;
+pub mod serial;
 pub mod session;
 pub mod signals;

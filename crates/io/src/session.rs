@@ -87,10 +87,11 @@ impl Stats {
 pub enum Error {
     #[error("standard input and output must be a terminal: blitty run shows a program in your terminal")]
     NotATerminal,
-    #[error("cannot start {program}: {source}")]
-    Spawn { program: String, source: io::Error },
-    #[error("cannot create the log file {path}: {source}")]
-    Log { path: String, source: io::Error },
+    // The cause is part of the message (not a `source`), so it is printed once.
+    #[error("cannot start {program}: {cause}")]
+    Spawn { program: String, cause: io::Error },
+    #[error("cannot create the log file {path}: {cause}")]
+    Log { path: String, cause: io::Error },
     #[error("{0}")]
     Io(#[from] io::Error),
 }
@@ -228,14 +229,12 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         return Err(Error::NotATerminal);
     }
     let mut log = match &opts.log {
-        Some(path) => {
-            Some(File::create(path).map_err(|source| Error::Log { path: path.display().to_string(), source })?)
-        }
+        Some(path) => Some(File::create(path).map_err(|cause| Error::Log { path: path.display().to_string(), cause })?),
         None => None,
     };
     let mut size = host::size();
     let program = opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut pty = pty::spawn(&opts.argv, size).map_err(|source| Error::Spawn { program, source })?;
+    let mut pty = pty::spawn(&opts.argv, size).map_err(|cause| Error::Spawn { program, cause })?;
     let mut signals = Signals::new(&[SIGWINCH, SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
     let mut term = Terminal::with_scrollback(size.cols as usize, size.rows as usize, opts.scrollback);
     let mut presenter = AnsiPresenter::new(size.cols as usize, size.rows as usize);

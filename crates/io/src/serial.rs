@@ -1,0 +1,231 @@
+//! Serial lines: opening a device and setting it up as picocom and tio do (115200 8N1, no
+//! flow control by default; raw; any baud rate the driver accepts, standard or not, through
+//! termios2 on Linux), and seed 004's "fastport" conditioning for raw transfers.
+
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::Path;
+
+use rustix::fs::{Mode, OFlags};
+use rustix::termios::{
+    tcgetattr, tcsetattr, ControlModes, InputModes, LocalModes, OptionalActions, OutputModes, SpecialCodeIndex,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parity {
+    None,
+    Odd,
+    Even,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    None,
+    /// XON/XOFF
+    Soft,
+    /// RTS/CTS
+    Hard,
+}
+
+/// A line's settings. Defaults: 115200 8N1, no flow control, VMIN 1, VTIME 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub baud: u32,
+    pub data_bits: u8,
+    pub parity: Parity,
+    pub stop_bits: u8,
+    pub flow: Flow,
+    /// Bytes a read waits for (VMIN) and tenths of a second it waits (VTIME).
+    pub vmin: u8,
+    pub vtime: u8,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            baud: 115_200,
+            data_bits: 8,
+            parity: Parity::None,
+            stop_bits: 1,
+            flow: Flow::None,
+            vmin: 1,
+            vtime: 0,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot open {path}: {cause}")]
+    Open { path: String, cause: io::Error },
+    #[error("{path} is not a terminal device (a serial line or a pty)")]
+    NotATerminal { path: String },
+    #[error("the driver does not accept {baud} baud: {cause}")]
+    Baud { baud: u32, cause: io::Error },
+    #[error("cannot set up {path}: {cause}")]
+    Setup { path: String, cause: io::Error },
+}
+
+/// Opens `path` for reading and writing, without making it the controlling terminal.
+pub fn open(path: &Path) -> Result<OwnedFd, Error> {
+    let name = path.display().to_string();
+    let fd = rustix::fs::open(path, OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC | OFlags::NONBLOCK, Mode::empty())
+        .map_err(|e| Error::Open { path: name.clone(), cause: e.into() })?;
+    if !rustix::termios::isatty(&fd) {
+        return Err(Error::NotATerminal { path: name });
+    }
+    Ok(fd)
+}
+
+/// Sets the line up raw with `s` (data bits, parity, stop bits, flow control, VMIN/VTIME, baud).
+pub fn configure(fd: impl AsFd, path: &Path, s: &Settings) -> Result<(), Error> {
+    let setup = |e: rustix::io::Errno| Error::Setup { path: path.display().to_string(), cause: e.into() };
+    let mut t = tcgetattr(&fd).map_err(setup)?;
+    apply(&mut t, s);
+    t.set_speed(s.baud).map_err(|e| Error::Baud { baud: s.baud, cause: e.into() })?;
+    tcsetattr(&fd, OptionalActions::Now, &t).map_err(|e| Error::Baud { baud: s.baud, cause: e.into() })?;
+    Ok(())
+}
+
+/// The termios changes `configure` makes, speed aside.
+pub fn apply(t: &mut rustix::termios::Termios, s: &Settings) {
+    t.make_raw();
+    let c = &mut t.control_modes;
+    c.remove(
+        ControlModes::CSIZE
+            | ControlModes::PARENB
+            | ControlModes::PARODD
+            | ControlModes::CSTOPB
+            | ControlModes::CRTSCTS,
+    );
+    c.insert(match s.data_bits {
+        5 => ControlModes::CS5,
+        6 => ControlModes::CS6,
+        7 => ControlModes::CS7,
+        _ => ControlModes::CS8,
+    });
+    match s.parity {
+        Parity::None => {}
+        Parity::Odd => c.insert(ControlModes::PARENB | ControlModes::PARODD),
+        Parity::Even => c.insert(ControlModes::PARENB),
+    }
+    if s.stop_bits == 2 {
+        c.insert(ControlModes::CSTOPB);
+    }
+    // CLOCAL: ignore modem control lines (no carrier needed); CREAD: receive.
+    c.insert(ControlModes::CLOCAL | ControlModes::CREAD);
+    t.input_modes.remove(InputModes::IXON | InputModes::IXOFF | InputModes::IXANY);
+    match s.flow {
+        Flow::None => {}
+        Flow::Soft => t.input_modes.insert(InputModes::IXON | InputModes::IXOFF),
+        Flow::Hard => t.control_modes.insert(ControlModes::CRTSCTS),
+    }
+    t.special_codes[SpecialCodeIndex::VMIN] = s.vmin;
+    t.special_codes[SpecialCodeIndex::VTIME] = s.vtime;
+}
+
+/// Seed 004's fastport: conditions the line for raw transfers (no output processing, no
+/// canonical input, no signals, no CR translation, no echo) with VMIN/VTIME, leaving its
+/// speed and framing alone. Returns the equivalent stty command.
+pub fn fastport(fd: impl AsFd, path: &Path, vmin: u8, vtime: u8) -> Result<String, Error> {
+    let setup = |e: rustix::io::Errno| Error::Setup { path: path.display().to_string(), cause: e.into() };
+    let mut t = tcgetattr(&fd).map_err(setup)?;
+    t.output_modes.remove(OutputModes::OPOST | OutputModes::ONLCR);
+    t.local_modes.remove(LocalModes::ICANON | LocalModes::ISIG | LocalModes::ECHO);
+    t.input_modes.remove(InputModes::ICRNL);
+    t.special_codes[SpecialCodeIndex::VMIN] = vmin;
+    t.special_codes[SpecialCodeIndex::VTIME] = vtime;
+    tcsetattr(&fd, OptionalActions::Now, &t).map_err(setup)?;
+    Ok(format!("stty -F {} -opost -icanon -isig -icrnl -echo -onlcr min {vmin} time {vtime}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pty pair stands in for a cable: the slave end is the "device".
+    fn cable() -> (OwnedFd, std::path::PathBuf) {
+        use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).expect("a pty");
+        grantpt(&master).expect("grantpt");
+        unlockpt(&master).expect("unlockpt");
+        let name = ptsname(&master, Vec::new()).expect("ptsname");
+        (master, std::path::PathBuf::from(name.to_string_lossy().into_owned()))
+    }
+
+    #[test]
+    fn settings_become_the_termios_framing_and_flow_flags() {
+        let (_master, path) = cable();
+        let fd = open(&path).expect("opens");
+        let mut t = tcgetattr(&fd).expect("tcgetattr");
+        let s = Settings {
+            baud: 9600,
+            data_bits: 7,
+            parity: Parity::Odd,
+            stop_bits: 2,
+            flow: Flow::Hard,
+            vmin: 0,
+            vtime: 5,
+        };
+        apply(&mut t, &s);
+        let c = t.control_modes;
+        assert!(c & ControlModes::CSIZE == ControlModes::CS7);
+        assert!(c.contains(ControlModes::PARENB | ControlModes::PARODD | ControlModes::CSTOPB | ControlModes::CRTSCTS));
+        assert!(c.contains(ControlModes::CLOCAL | ControlModes::CREAD));
+        apply(&mut t, &Settings::default());
+        let c = t.control_modes;
+        assert!(c & ControlModes::CSIZE == ControlModes::CS8);
+        assert!(!c.intersects(ControlModes::PARENB | ControlModes::CSTOPB | ControlModes::CRTSCTS));
+    }
+
+    #[test]
+    fn configure_sets_flow_timing_and_speed_on_a_real_line() {
+        // A pty keeps these; it forces CS8 and no parity, so framing is checked above.
+        let (_master, path) = cable();
+        let fd = open(&path).expect("opens");
+        let s = Settings {
+            baud: 9600,
+            data_bits: 7,
+            parity: Parity::Even,
+            stop_bits: 2,
+            flow: Flow::Soft,
+            vmin: 0,
+            vtime: 5,
+        };
+        configure(&fd, &path, &s).expect("configures");
+        let t = tcgetattr(&fd).expect("tcgetattr");
+        assert!(t.input_modes.contains(InputModes::IXON | InputModes::IXOFF));
+        assert!(!t.local_modes.contains(LocalModes::ICANON) && !t.output_modes.contains(OutputModes::OPOST));
+        assert_eq!((t.special_codes[SpecialCodeIndex::VMIN], t.special_codes[SpecialCodeIndex::VTIME]), (0, 5));
+        assert_eq!(t.output_speed(), 9600);
+    }
+
+    #[test]
+    fn a_non_standard_baud_rate_is_set_exactly() {
+        let (_master, path) = cable();
+        let fd = open(&path).expect("opens");
+        let s = Settings { baud: 250_000, ..Settings::default() };
+        configure(&fd, &path, &s).expect("configures");
+        assert_eq!(tcgetattr(&fd).expect("tcgetattr").output_speed(), 250_000);
+    }
+
+    #[test]
+    fn fastport_conditions_the_line_and_says_how() {
+        let (_master, path) = cable();
+        let fd = open(&path).expect("opens");
+        let stty = fastport(&fd, &path, 255, 1).expect("conditions");
+        let t = tcgetattr(&fd).expect("tcgetattr");
+        assert!(!t.output_modes.contains(OutputModes::OPOST) && !t.output_modes.contains(OutputModes::ONLCR));
+        assert!(!t.local_modes.intersects(LocalModes::ICANON | LocalModes::ISIG | LocalModes::ECHO));
+        assert!(!t.input_modes.contains(InputModes::ICRNL));
+        assert_eq!(stty, format!("stty -F {} -opost -icanon -isig -icrnl -echo -onlcr min 255 time 1", path.display()));
+    }
+
+    #[test]
+    fn a_missing_device_or_a_plain_file_is_a_clear_error() {
+        let e = open(Path::new("/dev/blitty-no-such-device")).expect_err("missing");
+        assert!(e.to_string().starts_with("cannot open /dev/blitty-no-such-device"), "{e}");
+        let e = open(Path::new("/etc/hostname")).expect_err("not a tty");
+        assert_eq!(e.to_string(), "/etc/hostname is not a terminal device (a serial line or a pty)");
+    }
+}
