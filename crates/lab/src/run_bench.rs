@@ -197,6 +197,23 @@ impl Xvfb {
     }
 }
 
+impl Xvfb {
+    /// Runs `cmd` (a shell command) in an 80x24 xterm on this display until it ends.
+    pub(crate) fn xterm(&self, cmd: &str) -> Result<(), String> {
+        let status = Command::new("xterm")
+            .env("DISPLAY", &self.display)
+            .args(["-geometry", "80x24", "-e", "sh", "-c", cmd])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot start xterm: {e}"))?;
+        if !status.success() {
+            return Err(format!("xterm failed: {status}"));
+        }
+        Ok(())
+    }
+}
+
 impl Drop for Xvfb {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -298,16 +315,7 @@ fn flood_once(env: &Env, target: Target, file: &Path, n: usize) -> Result<Flood,
         Target::Xterm | Target::BlittyXterm => {
             let x = env.xvfb.as_ref().map_err(|e| e.clone())?;
             let cmd = if matches!(target, Target::Xterm) { script.clone() } else { blitty.clone() };
-            let status = Command::new("xterm")
-                .env("DISPLAY", &x.display)
-                .args(["-geometry", "80x24", "-e", "sh", "-c", &cmd])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .map_err(|e| format!("cannot start xterm: {e}"))?;
-            if !status.success() {
-                return Err(format!("xterm failed: {status}"));
-            }
+            x.xterm(&cmd)?;
         }
     }
     let seconds = read_nanos(&out)?;

@@ -6,7 +6,6 @@
 //! answers the seed's question (how fast can the screen show characters written this way).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::probes::{WriteCost, WRITE_METHODS};
@@ -130,16 +129,7 @@ fn probe_once(
             drained_by(&argv, timeout, Reader::Plain).map(|_| ())?;
         }
         Target::Screen => drained_by(&screen_argv(dir, &probe)?, timeout, Reader::Plain).map(|_| ())?,
-        Target::Xterm => {
-            let x = xvfb.as_ref().map_err(|e| e.clone())?;
-            Command::new("xterm")
-                .env("DISPLAY", &x.display)
-                .args(["-geometry", "80x24", "-e", "sh", "-c", &probe])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .map_err(|e| format!("cannot start xterm: {e}"))?;
-        }
+        Target::Xterm => xvfb.as_ref().map_err(|e| e.clone())?.xterm(&probe)?,
     }
     let text = std::fs::read_to_string(&result).map_err(|_| "the probe did not finish".to_string())?;
     let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
