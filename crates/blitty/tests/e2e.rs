@@ -168,7 +168,8 @@ fn a_shell_prompt_and_a_typed_command() {
     t.wait_for("$");
     t.text("echo one two three | tr a-z A-Z");
     t.keys(&["Enter"]);
-    let screen = t.wait_for("ONE TWO THREE");
+    // Wait for the whole answer: a frame may show the output before the next prompt.
+    let screen = t.wait_for("ONE TWO THREE\n$");
     assert!(screen.contains("$ echo one two three | tr a-z A-Z\nONE TWO THREE\n$"), "{screen}");
     // Line editing: history and cursor keys reach the shell as the host sends them.
     t.keys(&["Up"]);
