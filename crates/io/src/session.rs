@@ -1,7 +1,7 @@
 //! The event loop of `blitty run`: one thread reads the child's output in large chunks into
-//! the engine and forwards keys; frames are built at most `hz` times a second (and once more
-//! within a frame after output stops) and handed to a writer thread, so a slow host terminal
-//! costs frames, never input or reading.
+//! the engine and forwards keys; frames are built within a budget of `hz` a second (see
+//! `FrameBudget`) and written without blocking on blitty's own open of the host terminal,
+//! so a slow host terminal costs frames, never input or reading.
 
 use std::ffi::OsString;
 use std::fs::File;
