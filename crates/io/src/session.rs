@@ -6,7 +6,6 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -493,9 +492,4 @@ fn present(presenter: &mut AnsiPresenter, term: &Terminal, offset: usize, out: &
         let label = format!("[scrollback {}/{}]", offset, term.screen().history_len());
         presenter.overlay(0, &label, out);
     }
-}
-
-/// Whether `fd` is a terminal (for callers deciding what to tell the user).
-pub fn is_tty(fd: impl AsFd) -> bool {
-    rustix::termios::isatty(fd)
 }

@@ -12,8 +12,6 @@ pub use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINC
 pub struct Signals {
     /// The end the event loop polls.
     pub wake: UnixStream,
-    /// A writer end for other threads that want to wake the loop.
-    pub waker: UnixStream,
     flags: Vec<(i32, Arc<AtomicBool>)>,
 }
 
@@ -29,7 +27,7 @@ impl Signals {
             signal_hook::low_level::pipe::register(sig, waker.try_clone()?)?;
             flags.push((sig, flag));
         }
-        Ok(Signals { wake, waker, flags })
+        Ok(Signals { wake, flags })
     }
 
     /// Empties the wake pipe and returns the signals that arrived since the last call.

@@ -74,6 +74,28 @@ impl HostModes {
     }
 }
 
+/// The DEC private mode that turns on mouse tracking `m`.
+fn mouse_mode(m: MouseTracking) -> Option<u32> {
+    match m {
+        MouseTracking::Off => None,
+        MouseTracking::X10 => Some(9),
+        MouseTracking::Normal => Some(1000),
+        MouseTracking::ButtonMotion => Some(1002),
+        MouseTracking::AnyMotion => Some(1003),
+    }
+}
+
+/// The DEC private mode that turns on mouse encoding `m`.
+fn encoding_mode(m: MouseEncoding) -> Option<u32> {
+    match m {
+        MouseEncoding::Default => None,
+        MouseEncoding::Utf8 => Some(1005),
+        MouseEncoding::Sgr => Some(1006),
+        MouseEncoding::Urxvt => Some(1015),
+        MouseEncoding::SgrPixels => Some(1016),
+    }
+}
+
 /// Statistics of the frames written, for benchmarks and tests.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FrameStats {
@@ -152,9 +174,6 @@ impl AnsiPresenter {
     /// clears the engine's damage once the frame is written.
     pub fn frame(&mut self, view: View, out: &mut Vec<u8>) {
         let screen = view.screen;
-        if screen.cols() != self.cols || screen.rows() != self.rows {
-            // The engine is resized together with the presenter; until then, draw what fits.
-        }
         let start = out.len();
         out.extend_from_slice(b"\x1b[?25l");
         let live = view.offset == 0;
@@ -357,36 +376,16 @@ impl AnsiPresenter {
         if have.application_keypad != want.application_keypad {
             out.extend_from_slice(if want.application_keypad { b"\x1b=" } else { b"\x1b>" });
         }
-        if have.mouse != want.mouse {
-            let code = |m: MouseTracking| match m {
-                MouseTracking::Off => None,
-                MouseTracking::X10 => Some(9),
-                MouseTracking::Normal => Some(1000),
-                MouseTracking::ButtonMotion => Some(1002),
-                MouseTracking::AnyMotion => Some(1003),
-            };
-            if let Some(c) = code(have.mouse) {
-                dec(out, c, false);
+        // Mouse tracking and encoding are each one of several modes: the old one goes off,
+        // then the new one on.
+        let mut switch = |from: Option<u32>, to: Option<u32>| {
+            if from != to {
+                from.into_iter().for_each(|c| dec(out, c, false));
+                to.into_iter().for_each(|c| dec(out, c, true));
             }
-            if let Some(c) = code(want.mouse) {
-                dec(out, c, true);
-            }
-        }
-        if have.mouse_encoding != want.mouse_encoding {
-            let code = |m: MouseEncoding| match m {
-                MouseEncoding::Default => None,
-                MouseEncoding::Utf8 => Some(1005),
-                MouseEncoding::Sgr => Some(1006),
-                MouseEncoding::Urxvt => Some(1015),
-                MouseEncoding::SgrPixels => Some(1016),
-            };
-            if let Some(c) = code(have.mouse_encoding) {
-                dec(out, c, false);
-            }
-            if let Some(c) = code(want.mouse_encoding) {
-                dec(out, c, true);
-            }
-        }
+        };
+        switch(mouse_mode(have.mouse), mouse_mode(want.mouse));
+        switch(encoding_mode(have.mouse_encoding), encoding_mode(want.mouse_encoding));
         if have.focus_events != want.focus_events {
             dec(out, 1004, want.focus_events);
         }

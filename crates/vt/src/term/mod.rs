@@ -391,12 +391,10 @@ impl Screen {
             return;
         }
         let y = self.cursor.y;
-        let (active_y, other_y) = if self.alt_active {
-            (self.alt.resize(cols, rows, y), self.main.resize(cols, rows, y))
-        } else {
-            (self.main.resize(cols, rows, y), self.alt.resize(cols, rows, y))
-        };
-        let _ = other_y;
+        let (active, other) =
+            if self.alt_active { (&mut self.alt, &mut self.main) } else { (&mut self.main, &mut self.alt) };
+        other.resize(cols, rows, y);
+        let active_y = active.resize(cols, rows, y);
         self.cols = cols;
         self.rows = rows;
         self.cursor = Cursor { x: self.cursor.x.min(cols - 1), y: active_y.min(rows - 1), pending_wrap: false };

@@ -135,10 +135,6 @@ impl Screen {
             self.cursor.pending_wrap = self.modes.autowrap;
         } else {
             self.cursor.x = x + width;
-            if self.cursor.x > right {
-                self.cursor.x = right;
-                self.cursor.pending_wrap = self.modes.autowrap;
-            }
         }
     }
 
