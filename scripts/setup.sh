@@ -2,7 +2,7 @@
 # Installs what blitty's build, tests and benchmarks need on a fresh Debian machine:
 # tmux and script (end-to-end tests, corpus recording, benchmarks), libvterm (a peer engine in
 # the benchmark), pkg-config (to find it), GNU screen, Xvfb and xterm (host terminals in the
-# benchmark),
+# benchmark), lrzsz (a real XMODEM receiver for the serial tests),
 # and the rustfmt and clippy components.
 set -euo pipefail
 need=()
@@ -15,6 +15,8 @@ command -v vim >/dev/null || need+=(vim)
 command -v less >/dev/null || need+=(less)
 command -v pgrep >/dev/null || need+=(procps)
 command -v tput >/dev/null || need+=(ncurses-bin)
+# lrzsz's rx receives the serial console's XMODEM sends in the tests.
+command -v rx >/dev/null || need+=(lrzsz)
 command -v screen >/dev/null || need+=(screen)
 command -v Xvfb >/dev/null || need+=(xvfb)
 command -v xterm >/dev/null || need+=(xterm)

@@ -25,7 +25,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// A serial console (so far only --fastport: condition a port for raw transfers).
+    /// A serial console: the line in this terminal as frames, a log, file transfer (Ctrl-] ? for commands).
     Serial(serial::Args),
     /// Feed a recorded output stream to the engine and print the resulting screen.
     Replay(replay::Args),
@@ -72,7 +72,10 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Replay(args) => replay::run(args),
-        Command::Serial(args) => serial::run(args),
+        Command::Serial(args) => match serial::run(args) {
+            Ok(status) => return ExitCode::from(status.clamp(0, 255) as u8),
+            Err(e) => Err(e),
+        },
         Command::Probe(args) => return ExitCode::from(blitty_lab::cli::probe(args).clamp(0, 255) as u8),
         Command::Bench(args) => blitty_lab::cli::run(args).map_err(|e| anyhow::anyhow!("{e}")),
     };

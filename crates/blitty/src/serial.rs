@@ -1,12 +1,10 @@
-//! `blitty serial DEVICE`: a serial console. Built so far: opening and setting up the line
-//! (any baud rate the driver accepts, 5-8 data bits, parity, stop bits, flow control,
-//! VMIN/VTIME), and `--fastport`. The console itself (display, log, keys, file transfer,
-//! reconnection) is not built yet: without `--fastport` blitty says so and exits 2.
+//! `blitty serial DEVICE`: a serial console (the loop is `blitty_io::console`), and
+//! `--fastport`, seed 004's conditioning of a port for raw transfers.
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
-use blitty_io::serial::{self, Flow, Parity, Settings};
+use anyhow::{anyhow, Result};
+use blitty_io::serial::{self, Flow, Map, Parity, Settings};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum ParityArg {
@@ -44,18 +42,42 @@ pub struct Args {
     /// Tenths of a second a read waits (VTIME; --fastport: 5, as seed 004's script).
     #[arg(long)]
     vtime: Option<u8>,
+    /// Append every received byte to FILE, in order, as it is read.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// In the log, start each line with its UTC arrival time.
+    #[arg(long, requires = "log")]
+    timestamps: bool,
+    /// Start in the hex view (Ctrl-] h switches).
+    #[arg(long)]
+    hex: bool,
+    /// Show typed keys locally (for devices that do not echo).
+    #[arg(long)]
+    echo: bool,
+    /// Byte mappings, comma-separated: ICRNL IGNCR INLCR INLCRNL (what is shown; the log keeps
+    /// the bytes as received), OCRNL ONLCRNL ODELBS OLTU (what keys send).
+    #[arg(long, value_name = "LIST", default_value = "")]
+    map: String,
+    /// Frames per second at most.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    hz: u32,
+    /// Lines of scrollback kept (Ctrl-] PageUp pages through them).
+    #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK)]
+    scrollback: usize,
     /// Condition the port for raw transfers as seed 004's fastport script does, print the
     /// equivalent stty line, and exit.
     #[arg(long)]
     fastport: bool,
 }
 
-pub fn run(args: Args) -> Result<()> {
-    let fd = serial::open(&args.device)?;
+/// Runs the console (or --fastport) and returns the exit status to leave with.
+pub fn run(args: Args) -> Result<i32> {
+    let map = Map::parse(&args.map).map_err(|e| anyhow!("--map: {e}"))?;
     if args.fastport {
+        let fd = serial::open(&args.device)?;
         let stty = serial::fastport(&fd, &args.device, args.vmin.unwrap_or(255), args.vtime.unwrap_or(5))?;
         println!("{stty}");
-        return Ok(());
+        return Ok(0);
     }
     let settings = Settings {
         baud: args.baud,
@@ -74,6 +96,16 @@ pub fn run(args: Args) -> Result<()> {
         vmin: args.vmin.unwrap_or(1),
         vtime: args.vtime.unwrap_or(0),
     };
-    serial::configure(&fd, &args.device, &settings)?;
-    bail!("the serial console is not built yet: only --fastport works so far (the line was checked and set up)")
+    let status = blitty_io::console::run(blitty_io::console::Options {
+        device: args.device,
+        settings,
+        log: args.log,
+        timestamps: args.timestamps,
+        hex: args.hex,
+        echo: args.echo,
+        map,
+        hz: args.hz,
+        scrollback: args.scrollback,
+    })?;
+    Ok(status)
 }

@@ -35,6 +35,9 @@ fn bad_input_is_one_line_and_status_2() {
         &["replay", "/etc/hostname", "--chunk", "0"],
         &["serial", "/etc/hostname"],
         &["serial", "/dev/null", "--databits", "9"],
+        &["serial", "/dev/null", "--map", "ICRNL,BOGUS"],
+        &["serial", "/dev/null", "--baud", "0"],
+        &["serial", "/nonexistent/ttyUSB9"],
         &["run", "--hz", "0"],
         &["bench", "--targets", "nonsense"],
         &["no-such-command"],
@@ -66,4 +69,20 @@ fn serial_fastport_conditions_a_line_and_prints_the_stty_equivalent() {
     let t = rustix::termios::tcgetattr(&fd).expect("tcgetattr");
     assert!(!t.local_modes.contains(rustix::termios::LocalModes::ICANON));
     assert_eq!(t.special_codes[rustix::termios::SpecialCodeIndex::VMIN], 255);
+}
+
+#[test]
+fn serial_without_a_terminal_says_so_after_checking_the_device() {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("a pty");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let slave = ptsname(&master, Vec::new()).expect("ptsname").to_string_lossy().into_owned();
+    let out = Command::new(BLITTY).args(["serial", &slave]).stdin(std::process::Stdio::null()).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end(),
+        "blitty: standard input and output must be a terminal: blitty serial shows the line in your terminal"
+    );
 }

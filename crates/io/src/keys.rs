@@ -7,6 +7,7 @@
 //! | Ctrl-] PageUp, Ctrl-] [ | scroll back a page (enters scrollback) |
 //! | Ctrl-] Up | scroll back a line (enters scrollback) |
 //! | Ctrl-] Ctrl-] | send a literal Ctrl-] |
+//! | Ctrl-] other key | a command of `blitty serial` (see `console`); ignored by `blitty run` |
 //!
 //! In scrollback: PageUp/PageDown, Up/Down (or k/j) scroll; g and G go to the top and the
 //! bottom; q, Escape or Enter leave. Other keys are ignored there; output keeps arriving
@@ -27,6 +28,8 @@ pub enum Scroll {
 pub enum Action {
     Forward(Vec<u8>),
     Scroll(Scroll),
+    /// Another key after the prefix: the console's commands (`blitty run` has none).
+    Command(u8),
 }
 
 #[derive(Default)]
@@ -90,6 +93,9 @@ impl Keys {
                         actions.push(Action::Scroll(s));
                     }
                     input = &input[n..];
+                } else {
+                    actions.push(Action::Command(input[0]));
+                    input = &input[1..];
                 }
                 continue;
             }

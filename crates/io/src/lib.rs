@@ -4,12 +4,15 @@
 //! child on it ([`pty`]), putting the host terminal in raw mode and always giving it back
 //! ([`host`]), turning signals into events ([`signals`]), and the event loop of `blitty run`
 //! ([`session`]) that reads output in large chunks into the engine and presents frames at a
-//! bounded rate. It does not parse terminal output (the engine does) or build frames (the
+//! bounded rate; the serial console's loop ([`console`]) with its line set-up ([`serial`]) and
+//! file transfer ([`xmodem`]). It does not parse terminal output (the engine does) or build frames (the
 //! presenter does).
 
+pub mod console;
 pub mod host;
 pub mod keys;
 pub mod pty;
 pub mod serial;
 pub mod session;
 pub mod signals;
+pub mod xmodem;

@@ -139,6 +139,163 @@ pub fn fastport(fd: impl AsFd, path: &Path, vmin: u8, vtime: u8) -> Result<Strin
     Ok(format!("stty -F {} -opost -icanon -isig -icrnl -echo -onlcr min {vmin} time {vtime}", path.display()))
 }
 
+/// Byte mappings, as tio's `--map` names them. Input mappings change what is shown (the log
+/// keeps the bytes as received); output mappings change what keys send.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Map {
+    /// Input: CR becomes NL.
+    pub icrnl: bool,
+    /// Input: CR is dropped.
+    pub igncr: bool,
+    /// Input: NL becomes CR.
+    pub inlcr: bool,
+    /// Input: NL becomes CR NL (for devices that end lines with a bare NL).
+    pub inlcrnl: bool,
+    /// Output: CR (the Enter key) becomes NL.
+    pub ocrnl: bool,
+    /// Output: NL becomes CR NL.
+    pub onlcrnl: bool,
+    /// Output: DEL (the Backspace key) becomes BS.
+    pub odelbs: bool,
+    /// Output: lower case becomes upper case.
+    pub oltu: bool,
+}
+
+impl Map {
+    /// Parses a comma-separated list of names (case does not matter), e.g. `INLCRNL,ODELBS`.
+    pub fn parse(list: &str) -> Result<Map, String> {
+        let mut m = Map::default();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let flag = match name.to_ascii_uppercase().as_str() {
+                "ICRNL" => &mut m.icrnl,
+                "IGNCR" => &mut m.igncr,
+                "INLCR" => &mut m.inlcr,
+                "INLCRNL" => &mut m.inlcrnl,
+                "OCRNL" => &mut m.ocrnl,
+                "ONLCRNL" => &mut m.onlcrnl,
+                "ODELBS" => &mut m.odelbs,
+                "OLTU" => &mut m.oltu,
+                _ => {
+                    return Err(format!(
+                        "unknown mapping {name:?} (known: ICRNL IGNCR INLCR INLCRNL OCRNL ONLCRNL ODELBS OLTU)"
+                    ))
+                }
+            };
+            *flag = true;
+        }
+        Ok(m)
+    }
+
+    pub fn maps_input(&self) -> bool {
+        self.icrnl || self.igncr || self.inlcr || self.inlcrnl
+    }
+
+    /// Received bytes as they are shown.
+    pub fn input(&self, bytes: &[u8], out: &mut Vec<u8>) {
+        for &b in bytes {
+            match b {
+                b'\r' if self.igncr => {}
+                b'\r' if self.icrnl => out.push(b'\n'),
+                b'\n' if self.inlcrnl => out.extend_from_slice(b"\r\n"),
+                b'\n' if self.inlcr => out.push(b'\r'),
+                _ => out.push(b),
+            }
+        }
+    }
+
+    /// Typed bytes as they are sent.
+    pub fn output(&self, bytes: &[u8], out: &mut Vec<u8>) {
+        for &b in bytes {
+            match b {
+                b'\r' if self.ocrnl => out.push(b'\n'),
+                b'\n' if self.onlcrnl => out.extend_from_slice(b"\r\n"),
+                0x7f if self.odelbs => out.push(0x08),
+                b'a'..=b'z' if self.oltu => out.push(b.to_ascii_uppercase()),
+                _ => out.push(b),
+            }
+        }
+    }
+}
+
+/// Sends a break (a quarter to half a second of zero bits; on a pty, nothing).
+pub fn send_break(fd: impl AsFd) -> io::Result<()> {
+    rustix::termios::tcsendbreak(fd)?;
+    Ok(())
+}
+
+/// Modem control lines that blitty can drive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Line {
+    Dtr,
+    Rts,
+}
+
+/// Raises or lowers DTR or RTS (a pty has no modem lines: an error).
+pub fn set_line(fd: impl AsFd, line: Line, on: bool) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let bits: libc::c_int = match line {
+        Line::Dtr => libc::TIOCM_DTR,
+        Line::Rts => libc::TIOCM_RTS,
+    };
+    let request = if on { libc::TIOCMBIS } else { libc::TIOCMBIC };
+    // SAFETY: TIOCMBIS/TIOCMBIC read one c_int through the pointer, which outlives the call.
+    let r = unsafe { libc::ioctl(fd.as_fd().as_raw_fd(), request, &bits as *const libc::c_int) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The driver's line counters (TIOCGICOUNT): bytes and errors the UART saw.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counters {
+    pub rx: u64,
+    pub tx: u64,
+    pub frame: u64,
+    pub overrun: u64,
+    pub parity: u64,
+    pub brk: u64,
+    pub buf_overrun: u64,
+}
+
+/// The driver's counters, or None when the device keeps none (a pty, many USB adapters).
+pub fn counters(fd: impl AsFd) -> Option<Counters> {
+    use std::os::fd::AsRawFd;
+    // struct serial_icounter_struct from <linux/serial.h>.
+    #[repr(C)]
+    #[derive(Default)]
+    struct Icount {
+        cts: libc::c_int,
+        dsr: libc::c_int,
+        rng: libc::c_int,
+        dcd: libc::c_int,
+        rx: libc::c_int,
+        tx: libc::c_int,
+        frame: libc::c_int,
+        overrun: libc::c_int,
+        parity: libc::c_int,
+        brk: libc::c_int,
+        buf_overrun: libc::c_int,
+        reserved: [libc::c_int; 9],
+    }
+    let mut c = Icount::default();
+    // SAFETY: TIOCGICOUNT writes one serial_icounter_struct, which `c` is, laid out as C.
+    let r = unsafe { libc::ioctl(fd.as_fd().as_raw_fd(), libc::TIOCGICOUNT, &mut c as *mut Icount) };
+    if r < 0 {
+        return None;
+    }
+    let u = |v: libc::c_int| v as u32 as u64;
+    Some(Counters {
+        rx: u(c.rx),
+        tx: u(c.tx),
+        frame: u(c.frame),
+        overrun: u(c.overrun),
+        parity: u(c.parity),
+        brk: u(c.brk),
+        buf_overrun: u(c.buf_overrun),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,6 +376,33 @@ mod tests {
         assert!(!t.local_modes.intersects(LocalModes::ICANON | LocalModes::ISIG | LocalModes::ECHO));
         assert!(!t.input_modes.contains(InputModes::ICRNL));
         assert_eq!(stty, format!("stty -F {} -opost -icanon -isig -icrnl -echo -onlcr min 255 time 1", path.display()));
+    }
+
+    #[test]
+    fn maps_change_shown_and_sent_bytes_and_unknown_names_are_refused() {
+        let m = Map::parse("inlcrnl, ODELBS,oltu").expect("parses");
+        let mut out = Vec::new();
+        m.input(b"a\nb\r", &mut out);
+        assert_eq!(out, b"a\r\nb\r");
+        out.clear();
+        m.output(b"ls\x7f\r", &mut out);
+        assert_eq!(out, b"LS\x08\r");
+        let m = Map::parse("IGNCR,OCRNL").expect("parses");
+        out.clear();
+        m.input(b"x\r\n", &mut out);
+        m.output(b"\r", &mut out);
+        assert_eq!(out, b"x\n\n");
+        assert!(Map::parse("ICRNL,BOGUS").expect_err("refused").contains("\"BOGUS\""));
+    }
+
+    #[test]
+    fn a_pty_has_no_modem_lines_or_counters_and_says_so() {
+        let (_master, path) = cable();
+        let fd = open(&path).expect("opens");
+        assert!(set_line(&fd, Line::Dtr, false).is_err());
+        assert!(counters(&fd).is_none());
+        // A pty takes a break request (and sends nothing).
+        send_break(&fd).expect("break");
     }
 
     #[test]

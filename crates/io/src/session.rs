@@ -167,37 +167,46 @@ const SYNC_LIMIT: Duration = Duration::from_millis(150);
 /// Frames on their way to the host: written without blocking from the event loop; what the
 /// host has not taken yet waits here, and no new frame is built until it is gone, so a slow
 /// host costs frames, never input or reading.
-struct Output {
-    fd: std::os::fd::OwnedFd,
+pub(crate) struct Output {
+    pub(crate) fd: std::os::fd::OwnedFd,
     pending: Vec<u8>,
     at: usize,
 }
 
 impl Output {
-    fn idle(&self) -> bool {
+    pub(crate) fn new(fd: std::os::fd::OwnedFd) -> Output {
+        Output { fd, pending: Vec::new(), at: 0 }
+    }
+
+    pub(crate) fn idle(&self) -> bool {
         self.at >= self.pending.len()
     }
 
     /// Starts sending `frame` (the previous one must be done).
-    fn send(&mut self, frame: Vec<u8>) {
+    pub(crate) fn send(&mut self, frame: Vec<u8>) {
         self.pending = frame;
         self.at = 0;
         self.flush();
     }
 
     /// Writes as much as the host takes now.
-    fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         while self.at < self.pending.len() {
             match rustix::io::write(&self.fd, &self.pending[self.at..]) {
                 Ok(n) => self.at += n,
                 Err(Errno::INTR) => {}
-                Err(_) => return,
+                Err(Errno::AGAIN) => return,
+                // The host is gone (hung up): nothing more can be shown.
+                Err(_) => {
+                    self.at = self.pending.len();
+                    return;
+                }
             }
         }
     }
 
     /// A buffer for the next frame (the last frame's, reused).
-    fn buffer(&mut self) -> Vec<u8> {
+    pub(crate) fn buffer(&mut self) -> Vec<u8> {
         let mut b = std::mem::take(&mut self.pending);
         b.clear();
         self.at = 0;
@@ -205,7 +214,7 @@ impl Output {
     }
 
     /// Sends what is left, waiting for the host if it must (at the end of the session).
-    fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         while !self.idle() {
             self.flush();
             if !self.idle() {
@@ -324,6 +333,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                 to_child.extend_from_slice(&bytes);
                                 last_key = Instant::now();
                             }
+                            Action::Command(_) => {}
                             Action::Scroll(s) => {
                                 let max = term.screen().history_len();
                                 offset = match s {

@@ -1,0 +1,95 @@
+//! What the end-to-end tests share: a tmux server of their own as the host terminal.
+
+#![allow(dead_code)]
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A tmux server of its own with one 80x24 pane running `command`.
+pub struct Tmux {
+    pub socket: String,
+}
+
+impl Tmux {
+    pub fn start(name: &str, command: &str) -> Tmux {
+        Self::start_sized(name, command, 80, 24)
+    }
+
+    pub fn start_sized(name: &str, command: &str, cols: u16, rows: u16) -> Tmux {
+        let socket = format!("blitty-e2e-{name}-{}", std::process::id());
+        let t = Tmux { socket };
+        let _ = t.tmux(&["kill-server"]);
+        let env = "env TERM=xterm-256color LANG=C.UTF-8 PS1='$ ' HOME=/tmp";
+        let full = format!("{env} {command}");
+        let ok = t
+            .tmux(&["-f", "/dev/null", "new-session", "-d", "-x", &cols.to_string(), "-y", &rows.to_string(), &full])
+            .status
+            .success();
+        assert!(ok, "tmux did not start");
+        t.tmux(&["set-option", "-g", "status", "off"]);
+        t.tmux(&["set-option", "-g", "remain-on-exit", "on"]);
+        t
+    }
+
+    pub fn tmux(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().expect("tmux runs")
+    }
+
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    pub fn text(&self, text: &str) {
+        self.tmux(&["send-keys", "-l", text]);
+    }
+
+    pub fn capture(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p"]).stdout).into_owned()
+    }
+
+    pub fn format(&self, f: &str) -> String {
+        String::from_utf8_lossy(&self.tmux(&["display-message", "-p", f]).stdout).trim().to_string()
+    }
+
+    /// The pane once it has not changed for 300 ms (at most 10 s).
+    pub fn settled(&self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut last = self.capture();
+        let mut since = Instant::now();
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = self.capture();
+            if now != last {
+                last = now;
+                since = Instant::now();
+            } else if since.elapsed() > Duration::from_millis(300) {
+                break;
+            }
+        }
+        last
+    }
+
+    /// Waits until the pane shows `needle` (at most 10 s).
+    pub fn wait_for(&self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let screen = self.capture();
+            if screen.contains(needle) || Instant::now() > deadline {
+                return screen;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+pub fn tmux_available() -> bool {
+    Command::new("tmux").arg("-V").output().map(|o| o.status.success()).unwrap_or(false)
+}

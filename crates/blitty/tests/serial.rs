@@ -1,0 +1,322 @@
+//! `blitty serial` end to end: a pty pair stands in for the cable (the test holds the master,
+//! the "device" end; blitty opens the slave as its serial device) and a real tmux is the
+//! user's terminal. Covered: the log gets every byte in order at full speed, XMODEM-1K to
+//! lrzsz's `rx` (a real receiver) with the file arriving intact, XON/XOFF pausing and
+//! resuming a raw send paced to the line rate, unplugging and re-plugging the device, the hex
+//! view and the input mappings.
+
+mod common;
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::{tmux_available, Tmux};
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
+
+const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
+
+/// One end of a cable: the pty master (the device's side) and the slave's path (the port).
+struct Cable {
+    master: File,
+    port: String,
+}
+
+fn cable() -> Cable {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).expect("a pty");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let port = ptsname(&master, Vec::new()).expect("ptsname").to_string_lossy().into_owned();
+    Cable { master: File::from(master), port }
+}
+
+fn temp(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("blitty-serial-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+/// Reads what is available on `f` within `wait`.
+fn read_for(f: &File, wait: Duration, out: &mut Vec<u8>) -> usize {
+    let deadline = Instant::now() + wait;
+    let mut total = 0;
+    let mut buf = [0u8; 65536];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return total;
+        }
+        let ts = Timespec { tv_sec: left.as_secs() as i64, tv_nsec: left.subsec_nanos() as i64 };
+        let mut fds = [PollFd::new(f, PollFlags::IN)];
+        if poll(&mut fds, Some(&ts)).unwrap_or(0) == 0 {
+            continue;
+        }
+        match (&*f).read(&mut buf) {
+            Ok(n) if n > 0 => {
+                out.extend_from_slice(&buf[..n]);
+                total += n;
+            }
+            _ => return total,
+        }
+    }
+}
+
+/// Starts `blitty serial PORT ARGS` in tmux and waits for its banner.
+fn console(name: &str, port: &str, args: &str) -> Tmux {
+    let t = Tmux::start(name, &format!("{BLITTY} serial {port} {args}; echo \"blitty ended: $?\"; sleep 60"));
+    let screen = t.wait_for("Ctrl-] q quits");
+    assert!(screen.contains("Ctrl-] q quits"), "no banner:\n{screen}");
+    t
+}
+
+/// Quits with Ctrl-] q and checks blitty ended with status 0.
+fn quit(t: &Tmux) {
+    t.keys(&["C-]", "q"]);
+    let screen = t.wait_for("blitty ended:");
+    assert!(screen.contains("blitty ended: 0"), "{screen}");
+}
+
+fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !ok() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_log_gets_every_byte_in_order_at_full_speed() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let c = cable();
+    let log = temp("full.log");
+    let t = console("log", &c.port, &format!("--log {}", log.display()));
+    // 8 MB: text lines, then every byte value in a scrambled order, then a reset and a marker.
+    let mut data = Vec::new();
+    let mut x: u32 = 1;
+    while data.len() < 8 << 20 {
+        for i in 0..200 {
+            data.extend_from_slice(format!("line {i} of the dump {}\r\n", data.len()).as_bytes());
+        }
+        for _ in 0..4096 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            data.push(x as u8);
+        }
+    }
+    data.extend_from_slice(b"\x18\x1bc\r\nEND OF TRANSFER\r\n");
+    let started = Instant::now();
+    let mut w = c.master.try_clone().expect("dup");
+    let payload = data.clone();
+    let writer = std::thread::spawn(move || w.write_all(&payload).expect("the line takes it"));
+    wait_until("the log to fill", || std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0) >= data.len() as u64);
+    let secs = started.elapsed().as_secs_f64();
+    writer.join().expect("writer");
+    eprintln!("{} MB logged in {secs:.2} s ({:.1} MB/s)", data.len() >> 20, data.len() as f64 / secs / 1e6);
+    assert!(std::fs::read(&log).expect("log") == data, "the log differs from what was sent");
+    let screen = t.wait_for("END OF TRANSFER");
+    assert!(screen.contains("END OF TRANSFER"), "{screen}");
+    quit(&t);
+    // The log is appended to, never truncated, by a second session.
+    let t = console("log2", &c.port, &format!("--log {} --timestamps", log.display()));
+    (&c.master).write_all(b"one\r\ntwo\r\n").expect("write");
+    t.wait_for("two");
+    quit(&t);
+    let all = std::fs::read(&log).expect("log");
+    assert!(all.starts_with(&data));
+    let tail = String::from_utf8_lossy(&all[data.len()..]).into_owned();
+    let lines: Vec<&str> = tail.lines().collect();
+    assert_eq!(lines.len(), 2, "{tail:?}");
+    for (line, text) in lines.iter().zip(["] one", "] two"]) {
+        // "[YYYY-MM-DD hh:mm:ss.mmm] text"
+        assert!(line.starts_with("[20") && line.as_bytes()[24] == b']' && line.ends_with(text), "{line:?}");
+    }
+}
+
+/// A relay between two pty masters: a cable from blitty's port to a program's terminal.
+fn relay(a: File, b: File, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let ts = Timespec { tv_sec: 0, tv_nsec: 20_000_000 };
+            let mut fds = [PollFd::new(&a, PollFlags::IN), PollFd::new(&b, PollFlags::IN)];
+            if poll(&mut fds, Some(&ts)).unwrap_or(0) == 0 {
+                continue;
+            }
+            let ready = [fds[0].revents().contains(PollFlags::IN), fds[1].revents().contains(PollFlags::IN)];
+            for (i, (from, to)) in [(&a, &b), (&b, &a)].into_iter().enumerate() {
+                if ready[i] {
+                    if let Ok(n) = (&*from).read(&mut buf) {
+                        let _ = (&*to).write_all(&buf[..n]);
+                    }
+                }
+            }
+        }
+    })
+}
+
+#[test]
+fn xmodem_1k_sends_a_file_that_lrzsz_rx_receives_intact() {
+    if !tmux_available() || std::process::Command::new("rx").arg("--version").output().is_err() {
+        eprintln!("skipped: tmux or lrzsz's rx is not installed (scripts/setup.sh installs both)");
+        return;
+    }
+    let line = cable();
+    let far = cable();
+    // 200,000 bytes of every value, not a multiple of the block size.
+    let data: Vec<u8> = (0..200_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let file = temp("xmodem.bin");
+    std::fs::write(&file, &data).expect("file");
+    let got = temp("xmodem.got");
+    let t = console("xmodem", &line.port, "-b 921600");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let r = relay(line.master.try_clone().expect("dup"), far.master.try_clone().expect("dup"), stop.clone());
+    t.keys(&["C-]", "x"]);
+    t.text(&file.display().to_string());
+    t.keys(&["Enter"]);
+    // The receiver runs on the far end's terminal, as it would on the device.
+    let far_tty = File::options().read(true).write(true).open(&far.port).expect("far end");
+    let rx = std::process::Command::new("rx")
+        .args(["-c", "-b", "-q"])
+        .arg(&got)
+        .stdin(far_tty.try_clone().expect("dup"))
+        .stdout(far_tty)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("rx runs");
+    assert!(rx.success(), "rx failed: {rx:?}");
+    let screen = t.wait_for("all acknowledged");
+    assert!(screen.contains("XMODEM: sent 200000 bytes, all acknowledged"), "{screen}");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    r.join().expect("relay");
+    let received = std::fs::read(&got).expect("rx wrote the file");
+    // XMODEM pads the last block with SUB (0x1A): the file is a prefix, then padding.
+    assert_eq!(crc32(&received[..data.len()]), crc32(&data));
+    assert!(received[data.len()..].iter().all(|&b| b == 0x1a) && received.len() - data.len() < 1024);
+    quit(&t);
+}
+
+/// CRC-32 (IEEE), to compare the files as a checksum would.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn xoff_pauses_a_paced_raw_send_and_xon_resumes_it() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let c = cable();
+    let data: Vec<u8> =
+        (0..30_000u32).map(|i| b"abcdefghijklmnopqrstuvwxyz0123456789\r\n"[(i % 38) as usize]).collect();
+    let file = temp("raw.txt");
+    std::fs::write(&file, &data).expect("file");
+    let t = console("xon", &c.port, "--flow soft -b 115200");
+    let started = Instant::now();
+    t.keys(&["C-]", "s"]);
+    t.text(&file.display().to_string());
+    t.keys(&["Enter"]);
+    let mut got = Vec::new();
+    wait_until("the send to start", || {
+        read_for(&c.master, Duration::from_millis(20), &mut got);
+        got.len() >= 5000
+    });
+    (&c.master).write_all(&[0x13]).expect("XOFF");
+    // What was on its way before the XOFF arrives; then nothing.
+    read_for(&c.master, Duration::from_millis(200), &mut got);
+    let paused_at = got.len();
+    let during = read_for(&c.master, Duration::from_millis(800), &mut got);
+    assert_eq!(during, 0, "bytes kept coming after XOFF");
+    assert!(paused_at < data.len(), "the whole file went before the XOFF could stop it");
+    (&c.master).write_all(&[0x11]).expect("XON");
+    wait_until("the rest of the file", || {
+        read_for(&c.master, Duration::from_millis(20), &mut got);
+        got.len() >= data.len()
+    });
+    let secs = started.elapsed().as_secs_f64();
+    assert!(got == data, "the file arrived changed");
+    // 30,000 bytes at 11,520 a second take 2.6 s, plus the pause: the send was paced.
+    assert!(secs > 3.0, "sent in {secs:.2} s: faster than the line rate");
+    let screen = t.wait_for("sent 30000 bytes");
+    assert!(screen.contains("sent 30000 bytes"), "{screen}");
+    quit(&t);
+}
+
+#[test]
+fn unplugging_the_device_keeps_the_log_and_replugging_reconnects() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    // A stable name for the device, as udev gives a USB adapter.
+    let link = temp("ttyV0");
+    let plug = |c: &Cable| {
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&c.port, &link).expect("symlink");
+    };
+    let first = cable();
+    plug(&first);
+    let log = temp("replug.log");
+    let t = console("replug", &link.display().to_string(), &format!("--log {}", log.display()));
+    (&first.master).write_all(b"before the unplug\r\n").expect("write");
+    t.wait_for("before the unplug");
+    drop(first);
+    let _ = std::fs::remove_file(&link);
+    let screen = t.wait_for("waiting for it to come back");
+    assert!(screen.contains("waiting for it to come back"), "{screen}");
+    std::thread::sleep(Duration::from_millis(500));
+    let second = cable();
+    plug(&second);
+    let screen = t.wait_for("is back");
+    assert!(screen.contains("is back"), "{screen}");
+    (&second.master).write_all(b"after the replug\r\n").expect("write");
+    let screen = t.wait_for("after the replug");
+    assert!(screen.contains("before the unplug") && screen.contains("after the replug"), "{screen}");
+    // Keys reach the new device.
+    t.text("hi");
+    let mut got = Vec::new();
+    wait_until("keys on the new line", || {
+        read_for(&second.master, Duration::from_millis(20), &mut got);
+        got == b"hi"
+    });
+    quit(&t);
+    let text = std::fs::read_to_string(&log).expect("log");
+    let a = text.find("before the unplug\r\n").expect("before");
+    let gone = text.find("waiting for it to come back]").expect("the unplug is noted");
+    let back = text.find("is back]").expect("the replug is noted");
+    let b = text.find("after the replug\r\n").expect("after");
+    assert!(a < gone && gone < back && back < b, "{text:?}");
+    let _ = std::fs::remove_file(&link);
+}
+
+#[test]
+fn hex_view_and_input_mappings() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let c = cable();
+    let t = console("hex", &c.port, "--hex --map INLCRNL");
+    (&c.master).write_all(b"AB\x00\x1b[2J\xff").expect("write");
+    let screen = t.wait_for("41 42 00 1b");
+    assert!(screen.contains("00000000  41 42 00 1b 5b 32 4a ff"), "{screen}");
+    t.keys(&["C-]", "h"]);
+    // The bare NL is shown as a new line, at its start.
+    (&c.master).write_all(b"\x1b[H\x1b[2Jfirst\nsecond").expect("write");
+    let screen = t.wait_for("second");
+    assert!(screen.starts_with("first\nsecond\n"), "{screen}");
+    quit(&t);
+}

@@ -1,0 +1,888 @@
+//! The event loop of `blitty serial`: a serial console built like `blitty run`. One thread
+//! polls the line, the keys, the host and signals. What the line sends is appended to the log
+//! first (one write per read, so a crash loses nothing already read), then parsed by the
+//! engine; frames go out at most `hz` a second through the same presenter as `blitty run`,
+//! written without blocking, so a slow host terminal costs frames, never line data.
+//!
+//! Commands follow the prefix key, Ctrl-] (as in `blitty run`; picocom uses Ctrl-A, tio
+//! Ctrl-T, both of which programs on the far side often want):
+//!
+//! | keys | action |
+//! |---|---|
+//! | Ctrl-] q | quit |
+//! | Ctrl-] s | send a file raw, paced to the line rate |
+//! | Ctrl-] x | send a file with XMODEM-1K (CRC-16; 128-byte blocks if the receiver asks for checksums) |
+//! | Ctrl-] c | send a file with XMODEM-CRC (128-byte blocks) |
+//! | Ctrl-] a | abort the transfer |
+//! | Ctrl-] h | hex view on/off |
+//! | Ctrl-] e | local echo on/off |
+//! | Ctrl-] i | RX/TX counts, the driver's error counters, reconnections |
+//! | Ctrl-] b | send a break |
+//! | Ctrl-] d, Ctrl-] r | toggle DTR, RTS |
+//! | Ctrl-] [ or PageUp | scrollback |
+//! | Ctrl-] Ctrl-] | send a literal Ctrl-] |
+//! | Ctrl-] ? | list the commands |
+//!
+//! While a file is sent, typed keys are not sent (they would be mixed into the file); prefix
+//! commands still work. When the device goes away (a USB adapter unplugged) blitty says so,
+//! keeps the log open, and opens the device again when it comes back, with the same settings.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use blitty_present::{ansi, AnsiPresenter, View};
+use blitty_vt::Terminal;
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
+use rustix::io::Errno;
+
+use crate::host::{self, RawMode};
+use crate::keys::{Action, Keys, Scroll};
+use crate::serial::{self, Line, Map, Settings};
+use crate::session::Output;
+use crate::signals::{Signals, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
+use crate::xmodem;
+
+pub struct Options {
+    pub device: PathBuf,
+    pub settings: Settings,
+    /// Every received byte is appended here, in order.
+    pub log: Option<PathBuf>,
+    /// The log gets a UTC time stamp at the start of each line.
+    pub timestamps: bool,
+    /// Start in the hex view.
+    pub hex: bool,
+    /// Show typed keys locally.
+    pub echo: bool,
+    pub map: Map,
+    pub hz: u32,
+    pub scrollback: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("standard input and output must be a terminal: blitty serial shows the line in your terminal")]
+    NotATerminal,
+    #[error(transparent)]
+    Serial(#[from] serial::Error),
+    #[error("cannot open the log file {path}: {cause}")]
+    Log { path: String, cause: io::Error },
+    #[error("cannot write the log file: {0}")]
+    LogWrite(io::Error),
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+impl From<Errno> for Error {
+    fn from(e: Errno) -> Error {
+        Error::Io(e.into())
+    }
+}
+
+/// How often a missing device is looked for.
+const RECONNECT: Duration = Duration::from_millis(200);
+/// How long a message stays on the bottom row.
+const MESSAGE: Duration = Duration::from_secs(4);
+/// Bytes read from the line before the loop looks at keys and the clock again.
+const READ_BUDGET: usize = 1 << 20;
+/// Largest file a transfer takes (it is read into memory first).
+const MAX_FILE: u64 = 256 << 20;
+
+/// The capture log: raw bytes, or lines with time stamps.
+struct Log {
+    file: File,
+    timestamps: bool,
+    at_line_start: bool,
+    buf: Vec<u8>,
+}
+
+impl Log {
+    fn open(path: &Path, timestamps: bool) -> Result<Log, Error> {
+        // Appended to, never truncated: an earlier capture is never lost by starting again.
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|cause| Error::Log { path: path.display().to_string(), cause })?;
+        Ok(Log { file, timestamps, at_line_start: true, buf: Vec::new() })
+    }
+
+    /// Writes `bytes` straight to the file (no user-space buffer: what was read is in the
+    /// kernel's hands before it is shown).
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        if !self.timestamps {
+            return self.file.write_all(bytes).map_err(Error::LogWrite);
+        }
+        self.buf.clear();
+        let stamp = timestamp(SystemTime::now());
+        for &b in bytes {
+            if self.at_line_start {
+                self.buf.extend_from_slice(stamp.as_bytes());
+            }
+            self.buf.push(b);
+            self.at_line_start = b == b'\n';
+        }
+        self.file.write_all(&self.buf).map_err(Error::LogWrite)
+    }
+
+    /// A note of blitty's own in the log (disconnections), on a line of its own.
+    fn note(&mut self, text: &str) -> Result<(), Error> {
+        let mut line = String::new();
+        if !self.at_line_start {
+            line.push('\n');
+        }
+        line.push_str(&format!("[blitty {}: {text}]\n", timestamp(SystemTime::now()).trim_end()));
+        self.at_line_start = true;
+        self.file.write_all(line.as_bytes()).map_err(Error::LogWrite)
+    }
+}
+
+/// `[YYYY-MM-DD hh:mm:ss.mmm] ` in UTC.
+pub fn timestamp(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "[{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{:03}] ",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+/// The hex view: 16 bytes a line, offset, hex, and the printable ones as text.
+#[derive(Default)]
+struct HexDump {
+    offset: u64,
+    line: [u8; 16],
+    n: usize,
+}
+
+impl HexDump {
+    fn feed(&mut self, bytes: &[u8], out: &mut Vec<u8>) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        for &b in bytes {
+            if self.n == 0 {
+                out.extend_from_slice(format!("{:08x}  ", self.offset).as_bytes());
+            }
+            out.extend_from_slice(&[HEX[(b >> 4) as usize], HEX[(b & 15) as usize], b' ']);
+            if self.n == 7 {
+                out.push(b' ');
+            }
+            self.line[self.n] = b;
+            self.n += 1;
+            self.offset += 1;
+            if self.n == 16 {
+                out.extend_from_slice(b" |");
+                out.extend(self.line.iter().map(|&c| if (0x20..0x7f).contains(&c) { c } else { b'.' }));
+                out.extend_from_slice(b"|\r\n");
+                self.n = 0;
+            }
+        }
+    }
+}
+
+enum Transfer {
+    /// Written as fast as the line carries it, no faster: a stop (XOFF, a cancel) takes
+    /// effect within a few characters instead of after a kernel buffer of them.
+    Raw {
+        data: Vec<u8>,
+        sent: usize,
+        since: Instant,
+        base: usize,
+    },
+    Xmodem(xmodem::Sender),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PromptKind {
+    Raw,
+    Xmodem1k,
+    XmodemCrc,
+}
+
+struct Prompt {
+    kind: PromptKind,
+    text: String,
+}
+
+/// Characters a second the line carries: start bit, data bits, parity, stop bits.
+pub fn chars_per_second(s: &Settings) -> f64 {
+    let bits = 1 + s.data_bits as u32 + u32::from(s.parity != serial::Parity::None) + s.stop_bits as u32;
+    s.baud as f64 / bits as f64
+}
+
+fn read_file(name: &str) -> Result<Vec<u8>, String> {
+    let path = match name.strip_prefix("~/") {
+        Some(rest) => PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(rest),
+        None => PathBuf::from(name),
+    };
+    let meta = std::fs::metadata(&path).map_err(|e| format!("cannot open {name}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{name} is not a file"));
+    }
+    if meta.len() > MAX_FILE {
+        return Err(format!("{name} is larger than {} MB", MAX_FILE >> 20));
+    }
+    std::fs::read(&path).map_err(|e| format!("cannot read {name}: {e}"))
+}
+
+struct Console {
+    opts: Options,
+    line: Option<OwnedFd>,
+    log: Option<Log>,
+    term: Terminal,
+    hex_term: Terminal,
+    hex: Option<HexDump>,
+    echo: bool,
+    to_line: Vec<u8>,
+    transfer: Option<Transfer>,
+    prompt: Option<Prompt>,
+    message: Option<(String, Option<Instant>)>,
+    dirty: bool,
+    rx: u64,
+    tx: u64,
+    reconnects: u64,
+    dtr: bool,
+    rts: bool,
+    cps: f64,
+    mapped: Vec<u8>,
+}
+
+impl Console {
+    fn say(&mut self, text: impl Into<String>) {
+        self.message = Some((text.into(), Some(Instant::now() + MESSAGE)));
+        self.dirty = true;
+    }
+
+    /// Bytes from the line: the log first, then the transfer or the display.
+    fn received(&mut self, bytes: &[u8], now: Instant) -> Result<(), Error> {
+        self.rx += bytes.len() as u64;
+        if let Some(log) = self.log.as_mut() {
+            log.write(bytes)?;
+        }
+        if let Some(Transfer::Xmodem(sender)) = self.transfer.as_mut() {
+            sender.feed(bytes, now, &mut self.to_line);
+            return Ok(());
+        }
+        let shown: &[u8] = if self.opts.map.maps_input() {
+            self.mapped.clear();
+            self.opts.map.input(bytes, &mut self.mapped);
+            &self.mapped
+        } else {
+            bytes
+        };
+        self.term.feed(shown);
+        if let Some(h) = self.hex.as_mut() {
+            let mut text = Vec::with_capacity(bytes.len() * 4);
+            h.feed(bytes, &mut text);
+            self.hex_term.feed(&text);
+        }
+        self.dirty = true;
+        Ok(())
+    }
+
+    fn disconnected(&mut self, why: &str) -> Result<(), Error> {
+        self.line = None;
+        self.to_line.clear();
+        if self.transfer.take().is_some() {
+            self.say("transfer aborted: the device went away");
+        }
+        let text = format!("{} {why}; waiting for it to come back", self.opts.device.display());
+        if let Some(log) = self.log.as_mut() {
+            log.note(&text)?;
+        }
+        self.message = Some((format!("{text} (Ctrl-] q quits; the log is kept)"), None));
+        self.dirty = true;
+        Ok(())
+    }
+
+    fn try_reconnect(&mut self) -> Result<(), Error> {
+        let Ok(fd) = serial::open(&self.opts.device) else { return Ok(()) };
+        if serial::configure(&fd, &self.opts.device, &self.opts.settings).is_err() {
+            return Ok(());
+        }
+        self.line = Some(fd);
+        self.reconnects += 1;
+        let text = format!("{} is back", self.opts.device.display());
+        if let Some(log) = self.log.as_mut() {
+            log.note(&text)?;
+        }
+        self.say(text);
+        Ok(())
+    }
+
+    fn start_transfer(&mut self, kind: PromptKind, name: &str) {
+        let data = match read_file(name) {
+            Ok(d) => d,
+            Err(e) => return self.say(e),
+        };
+        let now = Instant::now();
+        let len = data.len();
+        self.transfer = Some(match kind {
+            PromptKind::Raw => Transfer::Raw { data, sent: 0, since: now, base: 0 },
+            PromptKind::Xmodem1k => Transfer::Xmodem(xmodem::Sender::new(data, true, now)),
+            PromptKind::XmodemCrc => Transfer::Xmodem(xmodem::Sender::new(data, false, now)),
+        });
+        let how = match kind {
+            PromptKind::Raw => "raw",
+            PromptKind::Xmodem1k => "XMODEM-1K, waiting for the receiver",
+            PromptKind::XmodemCrc => "XMODEM-CRC, waiting for the receiver",
+        };
+        self.say(format!("sending {name} ({len} bytes, {how}; Ctrl-] a aborts)"));
+    }
+
+    /// Moves the transfer on: raw data within the line rate, XMODEM timeouts; reports its end.
+    fn advance_transfer(&mut self, now: Instant) -> Option<Instant> {
+        let cps = self.cps;
+        let (next, ended) = match self.transfer.as_mut()? {
+            Transfer::Raw { data, sent, since, base } => {
+                if self.to_line.is_empty() && *sent < data.len() {
+                    let mut allowed = *base + (now.duration_since(*since).as_secs_f64() * cps) as usize + 16;
+                    // After a stop (XOFF) the rate starts again instead of catching up in a burst.
+                    if allowed > *sent + (cps / 10.0) as usize + 16 {
+                        *since = now;
+                        *base = *sent;
+                        allowed = *sent + 16;
+                    }
+                    let end = allowed.min(data.len());
+                    if end > *sent {
+                        self.to_line.extend_from_slice(&data[*sent..end]);
+                        *sent = end;
+                    }
+                }
+                let done = *sent >= data.len() && self.to_line.is_empty();
+                let msg = done.then(|| format!("sent {} bytes", data.len()));
+                (Some(now + Duration::from_secs_f64((16.0 / cps).max(0.001))), msg)
+            }
+            Transfer::Xmodem(sender) => {
+                sender.tick(now, &mut self.to_line);
+                let msg = match sender.outcome() {
+                    xmodem::Outcome::Running => None,
+                    xmodem::Outcome::Done => {
+                        Some(format!("XMODEM: sent {} bytes, all acknowledged", sender.progress().1))
+                    }
+                    xmodem::Outcome::Failed(why) => Some(format!("XMODEM failed: {why}")),
+                };
+                (Some(sender.deadline()), msg)
+            }
+        };
+        if let Some(msg) = ended {
+            self.transfer = None;
+            self.say(msg);
+            return None;
+        }
+        next
+    }
+
+    fn progress(&self) -> Option<String> {
+        match self.transfer.as_ref()? {
+            Transfer::Raw { data, sent, .. } => Some(format!("sending: {sent}/{} bytes", data.len())),
+            Transfer::Xmodem(s) => {
+                let (done, total) = s.progress();
+                Some(format!("XMODEM: {done}/{total} bytes acknowledged"))
+            }
+        }
+    }
+
+    fn info(&self) -> String {
+        let mut text = format!("RX {} bytes, TX {} bytes, reconnected {} times", self.rx, self.tx, self.reconnects);
+        match self.line.as_ref().and_then(serial::counters) {
+            Some(c) => text.push_str(&format!(
+                "; driver: rx {} tx {} frame {} overrun {} parity {} break {} buffer overrun {}",
+                c.rx, c.tx, c.frame, c.overrun, c.parity, c.brk, c.buf_overrun
+            )),
+            None => text.push_str("; no error counters on this device"),
+        }
+        text
+    }
+
+    /// A command after the prefix key. Returns true to quit.
+    fn command(&mut self, key: u8) -> bool {
+        match key {
+            b'q' | b'Q' | 0x11 => return true,
+            b's' => self.prompt = Some(Prompt { kind: PromptKind::Raw, text: String::new() }),
+            b'x' => self.prompt = Some(Prompt { kind: PromptKind::Xmodem1k, text: String::new() }),
+            b'c' => self.prompt = Some(Prompt { kind: PromptKind::XmodemCrc, text: String::new() }),
+            b'a' => match self.transfer.take() {
+                Some(Transfer::Xmodem(mut s)) => {
+                    s.cancel(&mut self.to_line);
+                    self.say("transfer aborted");
+                }
+                Some(Transfer::Raw { sent, .. }) => {
+                    self.to_line.clear();
+                    self.say(format!("transfer aborted after {sent} bytes"));
+                }
+                None => self.say("no transfer to abort"),
+            },
+            b'h' => {
+                if self.hex.take().is_none() {
+                    self.hex = Some(HexDump::default());
+                    let (cols, rows) = (self.term.screen().cols(), self.term.screen().rows());
+                    self.hex_term = Terminal::with_scrollback(cols, rows, self.opts.scrollback);
+                    self.say("hex view (Ctrl-] h leaves it)");
+                } else {
+                    self.say("text view");
+                }
+            }
+            b'e' => {
+                self.echo = !self.echo;
+                self.say(if self.echo { "local echo on" } else { "local echo off" });
+            }
+            b'i' => {
+                let text = self.info();
+                self.say(text);
+            }
+            b'b' => {
+                let result = match self.line.as_ref() {
+                    Some(fd) => serial::send_break(fd).map_err(|e| e.to_string()),
+                    None => Err("no device".into()),
+                };
+                self.say(match result {
+                    Ok(()) => "break sent".to_string(),
+                    Err(e) => format!("cannot send a break: {e}"),
+                });
+            }
+            b'd' | b'r' => {
+                let (which, name) = if key == b'd' { (Line::Dtr, "DTR") } else { (Line::Rts, "RTS") };
+                let on = if key == b'd' { !self.dtr } else { !self.rts };
+                let result = match self.line.as_ref() {
+                    Some(fd) => serial::set_line(fd, which, on).map_err(|e| e.to_string()),
+                    None => Err("no device".into()),
+                };
+                match result {
+                    Ok(()) => {
+                        if key == b'd' {
+                            self.dtr = on;
+                        } else {
+                            self.rts = on;
+                        }
+                        self.say(format!("{name} {}", if on { "raised" } else { "lowered" }));
+                    }
+                    Err(e) => self.say(format!("cannot set {name}: {e}")),
+                }
+            }
+            b'?' => self.say(
+                "Ctrl-] then: q quit, s send raw, x XMODEM-1K, c XMODEM-CRC, a abort, h hex, e echo, i info, b break, d DTR, r RTS, [ scrollback",
+            ),
+            _ => self.say("unknown command (Ctrl-] ? lists them)"),
+        }
+        false
+    }
+
+    /// A key typed while a file name is asked for.
+    fn prompt_key(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            let Some(p) = self.prompt.as_mut() else { return };
+            match b {
+                b'\r' | b'\n' => {
+                    let p = self.prompt.take().expect("a prompt");
+                    if p.text.is_empty() {
+                        self.say("nothing sent");
+                    } else {
+                        self.start_transfer(p.kind, &p.text);
+                    }
+                }
+                0x1b | 0x03 | 0x07 => {
+                    self.prompt = None;
+                    self.say("nothing sent");
+                }
+                0x7f | 0x08 => {
+                    p.text.pop();
+                }
+                0x15 => p.text.clear(),
+                c if c >= 0x20 => p.text.push(c as char),
+                _ => {}
+            }
+        }
+        // UTF-8 typed byte by byte becomes Latin-1 above; take it back as UTF-8.
+        if let Some(p) = self.prompt.as_mut() {
+            let bytes: Vec<u8> = p.text.chars().map(|c| c as u32 as u8).collect();
+            if let Ok(s) = String::from_utf8(bytes) {
+                if s.chars().count() != p.text.chars().count() {
+                    p.text = s;
+                }
+            }
+        }
+        self.dirty = true;
+    }
+
+    /// The bottom row's text: a prompt, a message, or a transfer's progress.
+    fn status(&mut self, now: Instant) -> Option<String> {
+        if let Some(p) = &self.prompt {
+            let what = match p.kind {
+                PromptKind::Raw => "send file (raw)",
+                PromptKind::Xmodem1k => "send file (XMODEM-1K)",
+                PromptKind::XmodemCrc => "send file (XMODEM-CRC)",
+            };
+            return Some(format!("{what}: {}_  (Enter sends, Esc cancels)", p.text));
+        }
+        if let Some((_, Some(until))) = &self.message {
+            if now >= *until {
+                self.message = None;
+            }
+        }
+        if let Some((text, _)) = &self.message {
+            return Some(text.clone());
+        }
+        self.progress()
+    }
+}
+
+/// Runs the console until Ctrl-] q (status 0) or a signal that ends blitty (128 + it).
+pub fn run(opts: Options) -> Result<i32, Error> {
+    let fd = serial::open(&opts.device)?;
+    serial::configure(&fd, &opts.device, &opts.settings)?;
+    if !host::is_terminal() {
+        return Err(Error::NotATerminal);
+    }
+    let log = match &opts.log {
+        Some(path) => Some(Log::open(path, opts.timestamps)?),
+        None => None,
+    };
+    let mut size = host::size();
+    let (cols, rows) = (size.cols as usize, size.rows as usize);
+    let mut signals = Signals::new(&[SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
+    let mut presenter = AnsiPresenter::new(cols, rows);
+    let mut leave = Vec::new();
+    presenter.leave(&mut leave);
+    let raw = RawMode::enter(leave)?;
+    let mut writer = Output::new(host::frame_output()?);
+    let mut first = Vec::new();
+    presenter.enter(&mut first);
+    writer.send(first);
+
+    let cps = chars_per_second(&opts.settings);
+    let mut c = Console {
+        term: Terminal::with_scrollback(cols, rows, opts.scrollback),
+        hex_term: Terminal::with_scrollback(cols, rows, opts.scrollback),
+        hex: opts.hex.then(HexDump::default),
+        echo: opts.echo,
+        line: Some(fd),
+        log,
+        to_line: Vec::new(),
+        transfer: None,
+        prompt: None,
+        message: None,
+        dirty: true,
+        rx: 0,
+        tx: 0,
+        reconnects: 0,
+        dtr: true,
+        rts: true,
+        cps,
+        mapped: Vec::new(),
+        opts,
+    };
+    let s = &c.opts.settings;
+    let parity = match s.parity {
+        serial::Parity::None => 'N',
+        serial::Parity::Odd => 'O',
+        serial::Parity::Even => 'E',
+    };
+    c.say(format!(
+        "Ctrl-] q quits, Ctrl-] ? lists commands; {} at {} {}{}{}",
+        c.opts.device.display(),
+        s.baud,
+        s.data_bits,
+        parity,
+        s.stop_bits
+    ));
+
+    let interval = Duration::from_secs_f64(1.0 / c.opts.hz.clamp(1, 1000) as f64);
+    let mut last_frame = Instant::now() - interval;
+    let mut next_reconnect = Instant::now();
+    let mut keys = Keys::default();
+    let mut offset = 0usize;
+    let mut history_seen = 0usize;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut actions = Vec::new();
+    let mut exit: Option<i32> = None;
+    let mut had_status = false;
+
+    while exit.is_none() {
+        let now = Instant::now();
+        let transfer_due = c.advance_transfer(now);
+        let mut wake: Option<Instant> = transfer_due;
+        let mut earliest = |t: Instant| wake = Some(wake.map_or(t, |w| w.min(t)));
+        if c.dirty && writer.idle() {
+            earliest(last_frame + interval);
+        }
+        if c.line.is_none() {
+            earliest(next_reconnect);
+        }
+        if let Some((_, Some(until))) = &c.message {
+            earliest(*until);
+        }
+        let timeout = wake.map(|w| w.saturating_duration_since(now));
+        let ts = timeout.map(|d| Timespec { tv_sec: d.as_secs() as i64, tv_nsec: d.subsec_nanos() as i64 });
+        let stdin = rustix::stdio::stdin();
+        let out_events = if writer.idle() { PollFlags::empty() } else { PollFlags::OUT };
+        let (key_ready, host_ready, line_in, line_out, line_hup) = {
+            let mut fds = vec![
+                PollFd::new(&stdin, PollFlags::IN),
+                PollFd::new(&signals.wake, PollFlags::IN),
+                PollFd::new(&writer.fd, out_events),
+            ];
+            if let Some(line) = &c.line {
+                let mut ev = PollFlags::IN;
+                if !c.to_line.is_empty() {
+                    ev |= PollFlags::OUT;
+                }
+                fds.push(PollFd::new(line, ev));
+            }
+            match poll(&mut fds, ts.as_ref()) {
+                Ok(_) | Err(Errno::INTR) => {}
+                Err(e) => return Err(e.into()),
+            }
+            let line_ev = fds.get(3).map_or(PollFlags::empty(), |f| f.revents());
+            (
+                fds[0].revents().intersects(PollFlags::IN | PollFlags::HUP),
+                fds[2].revents().intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
+                line_ev.intersects(PollFlags::IN),
+                line_ev.contains(PollFlags::OUT),
+                line_ev.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL),
+            )
+        };
+        if host_ready {
+            writer.flush();
+        }
+
+        // Keys first.
+        if key_ready {
+            match rustix::io::read(stdin, &mut buf[..4096]) {
+                Ok(0) => exit = Some(128 + SIGHUP),
+                Ok(n) => {
+                    let typed = buf[..n].to_vec();
+                    if c.prompt.is_some() {
+                        c.prompt_key(&typed);
+                    } else {
+                        actions.clear();
+                        keys.feed(&typed, size.rows as usize, &mut actions);
+                        for a in actions.drain(..) {
+                            match a {
+                                Action::Forward(bytes) => {
+                                    if c.transfer.is_some() {
+                                        c.say("keys are not sent during a transfer (Ctrl-] a aborts it)");
+                                    } else if c.line.is_some() {
+                                        let start = c.to_line.len();
+                                        c.opts.map.output(&bytes, &mut c.to_line);
+                                        if c.echo {
+                                            let echoed = c.to_line[start..].to_vec();
+                                            c.term.feed(&echoed);
+                                            c.dirty = true;
+                                        }
+                                    }
+                                }
+                                Action::Scroll(s) => {
+                                    let max = c.active().screen().history_len();
+                                    offset = match s {
+                                        Scroll::By(k) => (offset as isize + k).clamp(0, max as isize) as usize,
+                                        Scroll::Top => max,
+                                        Scroll::Bottom | Scroll::Leave => 0,
+                                    };
+                                    history_seen = max;
+                                    presenter.invalidate();
+                                    c.dirty = true;
+                                }
+                                Action::Command(k) => {
+                                    if c.command(k) {
+                                        exit = Some(0);
+                                    }
+                                    offset = 0;
+                                    presenter.invalidate();
+                                }
+                            }
+                        }
+                    }
+                }
+                Err(Errno::INTR) | Err(Errno::AGAIN) => {}
+                Err(_) => exit = Some(128 + SIGHUP),
+            }
+        }
+
+        // The line: read everything it has (up to a budget), then write what is waiting.
+        if line_in || line_hup {
+            let mut taken = 0;
+            let mut gone: Option<String> = None;
+            while taken < READ_BUDGET {
+                let Some(line) = c.line.as_ref() else { break };
+                match rustix::io::read(line, &mut buf) {
+                    Ok(0) => {
+                        // With VMIN 0 a read may return nothing; a hang-up is what ends the line.
+                        if line_hup {
+                            gone = Some("hung up".into());
+                        }
+                        break;
+                    }
+                    Ok(n) => {
+                        taken += n;
+                        let data = buf[..n].to_vec();
+                        c.received(&data, Instant::now())?;
+                    }
+                    Err(Errno::INTR) => {}
+                    Err(Errno::AGAIN) => {
+                        if line_hup && taken == 0 {
+                            gone = Some("hung up".into());
+                        }
+                        break;
+                    }
+                    Err(e) => {
+                        gone = Some(format!("went away ({})", io::Error::from(e)));
+                        break;
+                    }
+                }
+            }
+            if let Some(why) = gone {
+                c.disconnected(&why)?;
+                next_reconnect = Instant::now() + RECONNECT;
+            }
+        }
+        if let Some(line) = c.line.as_ref() {
+            if !c.to_line.is_empty() && (line_out || key_ready || transfer_due.is_some()) {
+                match rustix::io::write(line, &c.to_line) {
+                    Ok(n) => {
+                        c.tx += n as u64;
+                        c.to_line.drain(..n);
+                    }
+                    Err(Errno::AGAIN) | Err(Errno::INTR) => {}
+                    Err(e) => {
+                        let why = format!("went away ({})", io::Error::from(e));
+                        c.disconnected(&why)?;
+                        next_reconnect = Instant::now() + RECONNECT;
+                    }
+                }
+            }
+        } else if Instant::now() >= next_reconnect {
+            c.try_reconnect()?;
+            next_reconnect = Instant::now() + RECONNECT;
+        }
+
+        for sig in signals.take() {
+            match sig {
+                SIGWINCH => {
+                    let new = host::size();
+                    if new != size {
+                        size = new;
+                        let (cols, rows) = (size.cols as usize, size.rows as usize);
+                        c.term.resize(cols, rows);
+                        c.hex_term.resize(cols, rows);
+                        writer.finish();
+                        let mut b = writer.buffer();
+                        presenter.resize(cols, rows, &mut b);
+                        writer.send(b);
+                        c.dirty = true;
+                    }
+                }
+                other => exit = Some(128 + other),
+            }
+        }
+
+        if offset > 0 {
+            let h = c.active().screen().history_len();
+            offset = (offset + h.saturating_sub(history_seen)).min(h);
+            history_seen = h;
+        }
+        let now = Instant::now();
+        let status = c.status(now);
+        if had_status && status.is_none() {
+            // The row under the message is drawn again.
+            presenter.invalidate();
+            c.dirty = true;
+        }
+        if c.dirty && writer.idle() && now >= last_frame + interval && exit.is_none() {
+            let mut frame = writer.buffer();
+            present(&mut presenter, c.active(), offset, status.as_deref(), &mut frame);
+            c.term.screen_mut().clear_damage();
+            c.hex_term.screen_mut().clear_damage();
+            writer.send(frame);
+            c.dirty = status.is_some() && c.transfer.is_some();
+            last_frame = now;
+            had_status = status.is_some();
+        }
+    }
+
+    writer.finish();
+    let mut out = Vec::new();
+    present(&mut presenter, &c.term, 0, None, &mut out);
+    presenter.leave(&mut out);
+    if !c.term.screen().alternate_screen() {
+        ansi::transcript(c.term.screen(), &mut out);
+    }
+    raw.set_leave(out);
+    drop(raw);
+    let _ = io::stdout().flush();
+    Ok(exit.unwrap_or(0))
+}
+
+impl Console {
+    /// The terminal the user looks at: the line's, or the hex view's.
+    fn active(&self) -> &Terminal {
+        if self.hex.is_some() {
+            &self.hex_term
+        } else {
+            &self.term
+        }
+    }
+}
+
+fn present(presenter: &mut AnsiPresenter, term: &Terminal, offset: usize, status: Option<&str>, out: &mut Vec<u8>) {
+    let screen = term.screen();
+    presenter.frame(View { screen, offset }, out);
+    let rows = screen.rows();
+    if offset > 0 {
+        presenter.overlay(0, &format!("[scrollback {}/{}]", offset, screen.history_len()), out);
+    }
+    if let Some(text) = status {
+        // The whole bottom row, left-aligned.
+        let cols = screen.cols();
+        let mut line: String = text.chars().filter(|c| !c.is_control()).take(cols).collect();
+        let pad = cols.saturating_sub(line.chars().count());
+        line.extend(std::iter::repeat_n(' ', pad));
+        presenter.overlay(rows.saturating_sub(1), &line, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_civil_time() {
+        let t = UNIX_EPOCH + Duration::from_millis(1_795_310_445_123);
+        assert_eq!(timestamp(t), "[2026-11-22 01:20:45.123] ");
+        assert_eq!(timestamp(UNIX_EPOCH + Duration::from_secs(951_782_400)), "[2000-02-29 00:00:00.000] ");
+    }
+
+    #[test]
+    fn the_hex_view_has_offsets_hex_and_text() {
+        let mut h = HexDump::default();
+        let mut out = Vec::new();
+        h.feed(b"Hello, world!\r\n\x00\xffAB", &mut out);
+        assert_eq!(
+            String::from_utf8(out).expect("ascii"),
+            "00000000  48 65 6c 6c 6f 2c 20 77  6f 72 6c 64 21 0d 0a 00  |Hello, world!...|\r\n00000010  ff 41 42 "
+        );
+    }
+
+    #[test]
+    fn the_line_rate_counts_every_bit_of_a_character() {
+        assert_eq!(chars_per_second(&Settings::default()), 11_520.0);
+        let s =
+            Settings { baud: 9600, data_bits: 7, parity: serial::Parity::Even, stop_bits: 2, ..Settings::default() };
+        assert_eq!(chars_per_second(&s), 872.7272727272727);
+    }
+}
