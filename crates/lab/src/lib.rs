@@ -9,6 +9,7 @@ pub mod charts;
 pub mod cli;
 pub mod engine_bench;
 pub mod peers;
+pub mod ports_bench;
 pub mod probes;
 pub mod run_bench;
 pub mod stdio_bench;

@@ -1,0 +1,462 @@
+//! `blitty bench ports` (seed 004): many virtual serial lines received at once.
+//!
+//! Each line is a pty pair. The bench holds the masters and plays the far ends: one thread
+//! writes each line's share every 20 ms at baud/10 bytes a second, without blocking; what a
+//! line cannot take at that moment is dropped and counted as lost, as a UART without flow
+//! control loses it. The receiver runs in a child process (`blitty probe ports-recv`), so its
+//! CPU time (getrusage, all its threads, user and system) is its own:
+//! - blitty: `blitty_io::ports::Receiver`, one thread for all ports, VMIN/VTIME tuned, an
+//!   engine per port, a capture file per port;
+//! - naive: a thread per port, VMIN 1, read() of one byte at a time into a buffered capture
+//!   file (no engine: it does less work than blitty per byte).
+//!
+//! A trial sends for a few seconds, waits until the receiver has everything (at most 5 s
+//! more), then checks every capture file against what was sent. A line count is "sustained at
+//! line speed" when nothing was lost and the effective baud rate, counted over the sending
+//! time's steady state (from a quarter of it to its end, sampled by the receiver with its CPU
+//! time), is at least 97% of the line's, and every byte arrived within 5 s of the end. For
+//! each baud rate the bench tries 1, 4, 16, 64, 250, 1,000, 2,000 and 4,000 lines (as many as
+//! the machine's ptys and open-file limit allow) and stops at the first count that fails.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+pub struct Options {
+    pub quick: bool,
+    pub blitty: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Mode {
+    Blitty,
+    Naive,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Blitty => "blitty",
+            Mode::Naive => "naive",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Trial {
+    pub ports: usize,
+    pub baud: u32,
+    /// Characters received per second, all lines together.
+    pub cps: f64,
+    /// 10 x cps / ports.
+    pub effective_baud: f64,
+    /// The receiver's CPU time over the trial, as % of one core.
+    pub cpu_percent: f64,
+    pub lost: u64,
+    pub sent: u64,
+    /// The receiver's read() calls that returned data (blitty only).
+    pub reads: Option<u64>,
+    pub sustained: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub baud: u32,
+    pub mode: Mode,
+    /// The largest count sustained at line speed, and the count that failed after it.
+    pub best: Option<Trial>,
+    pub failed: Option<Trial>,
+    pub error: Option<String>,
+    /// The largest count on the ladder (the machine's ptys and open files allowing).
+    pub most_tried: usize,
+    /// Every count tried, in order.
+    pub trials: Vec<Trial>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub quick: bool,
+    pub seconds: f64,
+    pub rows: Vec<Row>,
+    pub pty_max: Option<u64>,
+}
+
+/// The text every line sends, over and over.
+fn pattern() -> Vec<u8> {
+    let mut p = Vec::new();
+    let mut i = 0;
+    while p.len() < 1 << 16 {
+        p.extend_from_slice(format!("{i:06} the quick brown fox jumps over the lazy dog 0123456789\r\n").as_bytes());
+        i += 1;
+    }
+    p.truncate(1 << 16);
+    p
+}
+
+/// Raises the open-file limit to its hard limit (a port is a file, twice).
+pub fn raise_file_limit() {
+    // SAFETY: getrlimit/setrlimit read and write one rlimit struct we own.
+    unsafe {
+        let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
+            r.rlim_cur = r.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
+    }
+}
+
+/// This process's CPU seconds (user + system, all threads).
+pub fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills one rusage struct we own.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
+    t(u.ru_utime) + t(u.ru_stime)
+}
+
+struct Line {
+    master: OwnedFd,
+    slave: PathBuf,
+}
+
+fn open_line() -> Result<Line, String> {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
+        .map_err(|e| format!("cannot open a pty: {e}"))?;
+    grantpt(&master).map_err(|e| format!("grantpt: {e}"))?;
+    unlockpt(&master).map_err(|e| format!("unlockpt: {e}"))?;
+    let name = ptsname(&master, Vec::new()).map_err(|e| format!("ptsname: {e}"))?;
+    rustix::fs::fcntl_setfl(&master, rustix::fs::OFlags::NONBLOCK).map_err(|e| format!("fcntl: {e}"))?;
+    Ok(Line { master, slave: PathBuf::from(name.to_string_lossy().into_owned()) })
+}
+
+fn trial(opts: &Options, mode: Mode, ports: usize, baud: u32, seconds: f64, dir: &Path) -> Result<Trial, String> {
+    let lines: Vec<Line> = (0..ports).map(|_| open_line()).collect::<Result<_, _>>()?;
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let captures: Vec<PathBuf> = (0..ports).map(|i| dir.join(format!("port{i}.cap"))).collect();
+    let list = dir.join("ports.list");
+    let text: String =
+        lines.iter().zip(&captures).map(|(l, c)| format!("{}\t{}\n", l.slave.display(), c.display())).collect();
+    std::fs::write(&list, text).map_err(|e| format!("cannot write {}: {e}", list.display()))?;
+    let mut child = Command::new(&opts.blitty)
+        .args(["probe", "ports-recv", mode.name(), &baud.to_string()])
+        .arg(&list)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start the receiver: {e}"))?;
+    let mut to = child.stdin.take().ok_or("no stdin")?;
+    let mut from = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let mut answer = String::new();
+    let mut ask = |q: &str, to: &mut std::process::ChildStdin| -> Result<String, String> {
+        if !q.is_empty() {
+            writeln!(to, "{q}").map_err(|e| format!("the receiver is gone: {e}"))?;
+        }
+        answer.clear();
+        from.read_line(&mut answer).map_err(|e| format!("the receiver is gone: {e}"))?;
+        if answer.is_empty() {
+            return Err("the receiver ended early".into());
+        }
+        Ok(answer.trim().to_string())
+    };
+    let ready = ask("", &mut to)?;
+    if ready != "ready" {
+        let _ = child.kill();
+        return Err(format!("the receiver said {ready:?}"));
+    }
+
+    let pattern = pattern();
+    let doubled = [&pattern[..], &pattern[..]].concat();
+    let cps = baud as f64 / 10.0;
+    let mut sent = vec![0u64; ports];
+    let mut written = vec![0u64; ports];
+    let mut dropped = vec![0u64; ports];
+    let start = Instant::now();
+    let tick = Duration::from_millis(20);
+    let mut next = start;
+    // Throughput and CPU are sampled by the receiver at a quarter of the sending time and at
+    // its end: the steady state, without the start-up and the wait for the last bytes.
+    let mut marked = false;
+    loop {
+        let now = Instant::now();
+        let t = now.duration_since(start).as_secs_f64().min(seconds);
+        let due = (t * cps) as u64;
+        for i in 0..ports {
+            let mut left = due - sent[i];
+            while left > 0 {
+                let at = (sent[i] % pattern.len() as u64) as usize;
+                let n = (left as usize).min(pattern.len());
+                match rustix::io::write(&lines[i].master, &doubled[at..at + n]) {
+                    Ok(k) => {
+                        written[i] += k as u64;
+                        if k < n {
+                            dropped[i] += (n - k) as u64;
+                        }
+                    }
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(_) => dropped[i] += n as u64,
+                }
+                sent[i] += n as u64;
+                left -= n as u64;
+            }
+        }
+        if !marked && t >= seconds / 4.0 {
+            writeln!(to, "total").map_err(|e| format!("the receiver is gone: {e}"))?;
+            marked = true;
+        }
+        if t >= seconds {
+            writeln!(to, "total").map_err(|e| format!("the receiver is gone: {e}"))?;
+            break;
+        }
+        next += tick;
+        if let Some(d) = next.checked_duration_since(Instant::now()) {
+            std::thread::sleep(d);
+        }
+    }
+    // "total BYTES CLOCK CPU": bytes received, the monotonic clock and the receiver's CPU
+    // seconds, all taken by the receiver when it answers.
+    let sample = |answer: String| -> Result<[f64; 3], String> {
+        let v: Vec<f64> = answer.split_whitespace().skip(1).filter_map(|w| w.parse().ok()).collect();
+        match v[..] {
+            [bytes, clock, cpu] if answer.starts_with("total ") => Ok([bytes, clock, cpu]),
+            _ => Err(format!("the receiver said {answer:?}")),
+        }
+    };
+    let first = sample(ask("", &mut to)?)?;
+    let last = sample(ask("", &mut to)?)?;
+    let total_written: u64 = written.iter().sum();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let got = sample(ask("total", &mut to)?)?[0] as u64;
+        if got >= total_written || Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let done = ask("stop", &mut to)?;
+    let mut words = done.split_whitespace();
+    let reads = match (words.next(), words.next()) {
+        (Some("done"), Some(reads)) => reads.parse::<u64>().ok(),
+        _ => return Err(format!("the receiver said {done:?}")),
+    };
+    let window = (last[1] - first[1]).max(1e-3);
+    let (agg, cpu) = ((last[0] - first[0]) / window, (last[2] - first[2]) / window);
+    let _ = child.wait();
+    drop(lines);
+
+    // Every capture must be exactly what its line carried.
+    let mut lost: u64 = dropped.iter().sum();
+    for i in 0..ports {
+        let cap = std::fs::read(&captures[i]).unwrap_or_default();
+        let intact = if dropped[i] == 0 {
+            cap.len() as u64 == written[i] && cap.chunks(pattern.len()).all(|c| c == &pattern[..c.len()])
+        } else {
+            cap.len() as u64 == written[i]
+        };
+        if !intact {
+            lost += written[i].saturating_sub(cap.len() as u64).max(1);
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    let effective_baud = agg * 10.0 / ports as f64;
+    Ok(Trial {
+        ports,
+        baud,
+        cps: agg,
+        effective_baud,
+        cpu_percent: 100.0 * cpu,
+        lost,
+        sent: sent.iter().sum(),
+        reads: if mode == Mode::Blitty { reads } else { None },
+        sustained: lost == 0 && effective_baud >= 0.97 * baud as f64,
+    })
+}
+
+pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, String> {
+    raise_file_limit();
+    let (bauds, seconds): (&[u32], f64) =
+        if opts.quick { (&[115_200], 1.0) } else { (&[9600, 19_200, 38_400, 115_200, 921_600], 1.5) };
+    // Up to 4,000 lines where the machine allows them: ptys free (a line is one) and open
+    // files (the receiver holds a line and a capture file for each).
+    let pty = |f: &str| std::fs::read_to_string(format!("/proc/sys/kernel/pty/{f}")).ok()?.trim().parse::<usize>().ok();
+    let free_ptys = pty("max").unwrap_or(4096).saturating_sub(pty("nr").unwrap_or(0) + 32);
+    // SAFETY: getrlimit fills one rlimit struct we own.
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
+    let files = (lim.rlim_cur as usize).saturating_sub(64) / 2;
+    let ladder: Vec<usize> =
+        [1, 4, 16, 64, 250, 1000, 2000, 4000].into_iter().filter(|&n| n <= free_ptys && n <= files).collect();
+    let dir = std::env::temp_dir().join(format!("blitty-ports-{}", std::process::id()));
+    let mut rows = Vec::new();
+    for &baud in bauds {
+        for mode in [Mode::Blitty, Mode::Naive] {
+            let mut row = Row { baud, mode, best: None, failed: None, error: None, most_tried: 0, trials: Vec::new() };
+            // Quick mode goes straight to the target for blitty.
+            let rungs: Vec<usize> = if opts.quick && mode == Mode::Blitty {
+                vec![1000]
+            } else if opts.quick {
+                vec![4, 16, 64, 250]
+            } else {
+                ladder.clone()
+            };
+            row.most_tried = rungs.iter().copied().max().unwrap_or(0);
+            for n in rungs {
+                progress(&format!("ports: {} receiving {n} lines at {baud} baud", mode.name()));
+                match trial(opts, mode, n, baud, seconds, &dir) {
+                    Ok(t) if t.sustained => {
+                        row.trials.push(t.clone());
+                        row.best = Some(t);
+                    }
+                    Ok(t) => {
+                        row.trials.push(t.clone());
+                        row.failed = Some(t);
+                        break;
+                    }
+                    Err(e) => {
+                        row.error = Some(e);
+                        break;
+                    }
+                }
+            }
+            rows.push(row);
+        }
+    }
+    let pty_max = std::fs::read_to_string("/proc/sys/kernel/pty/max").ok().and_then(|s| s.trim().parse().ok());
+    Ok(Report { quick: opts.quick, seconds, rows, pty_max })
+}
+
+/// The receiving side, in the child: `ports-recv MODE BAUD LIST`. Prints `ready` once every
+/// port is open; answers `total` with the bytes received so far; on `stop` takes the last
+/// bytes, prints `done CPU_SECONDS READS` and returns.
+pub fn receive(mode: &str, baud: &str, list: &str) -> Result<(), String> {
+    raise_file_limit();
+    let baud: u32 = baud.parse().map_err(|_| format!("bad baud rate {baud:?}"))?;
+    let text = std::fs::read_to_string(list).map_err(|e| format!("cannot read {list}: {e}"))?;
+    let mut paths = Vec::new();
+    let mut captures = Vec::new();
+    for line in text.lines() {
+        let (p, c) = line.split_once('\t').ok_or_else(|| format!("bad line in {list}: {line:?}"))?;
+        paths.push(PathBuf::from(p));
+        captures.push(PathBuf::from(c));
+    }
+    let settings = blitty_io::serial::Settings { baud, ..Default::default() };
+    match mode {
+        "blitty" => receive_blitty(&paths, &captures, &settings),
+        "naive" => receive_naive(&paths, &captures, &settings),
+        _ => Err(format!("unknown receiver {mode:?}")),
+    }
+}
+
+fn say(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}").and_then(|_| out.flush()).map_err(|e| e.to_string())
+}
+
+/// The answer to `total`: bytes so far, the monotonic clock, this process's CPU seconds.
+fn total(bytes: u64) -> String {
+    // SAFETY: clock_gettime fills one timespec we own.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    format!("total {bytes} {:.6} {:.6}", ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9, cpu_seconds())
+}
+
+/// Reads one command from standard input (blocking: it is only called when input is ready).
+fn command() -> String {
+    let mut line = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut line);
+    line.trim().to_string()
+}
+
+fn receive_blitty(
+    paths: &[PathBuf],
+    captures: &[PathBuf],
+    settings: &blitty_io::serial::Settings,
+) -> Result<(), String> {
+    let mut rx = blitty_io::ports::Receiver::open(paths, captures, settings).map_err(|e| e.to_string())?;
+    let stdin = std::io::stdin();
+    rx.watch(std::os::fd::AsFd::as_fd(&stdin)).map_err(|e| e.to_string())?;
+    say("ready")?;
+    loop {
+        if rx.step().map_err(|e| e.to_string())? {
+            match command().as_str() {
+                "total" => say(&total(rx.totals().iter().sum::<u64>()))?,
+                _ => {
+                    rx.sweep_all().map_err(|e| e.to_string())?;
+                    return say(&format!("done {}", rx.reads));
+                }
+            }
+        }
+    }
+}
+
+extern "C" fn wake(_: libc::c_int) {}
+
+fn receive_naive(
+    paths: &[PathBuf],
+    captures: &[PathBuf],
+    settings: &blitty_io::serial::Settings,
+) -> Result<(), String> {
+    use std::os::unix::thread::JoinHandleExt;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    // SIGUSR1 interrupts a blocked read (no SA_RESTART), so a thread can be told to stop.
+    // SAFETY: installs a handler that does nothing, with a zeroed sigaction we own.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = wake as *const () as usize;
+        libc::sigaction(libc::SIGUSR1, &sa, std::ptr::null_mut());
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let counter = Arc::new(AtomicU64::new(0));
+    let line = blitty_io::serial::Settings { vmin: 1, vtime: 0, ..*settings };
+    let mut threads = Vec::new();
+    for (path, capture) in paths.iter().zip(captures) {
+        let fd = blitty_io::serial::open(path).map_err(|e| e.to_string())?;
+        blitty_io::serial::configure(&fd, path, &line).map_err(|e| e.to_string())?;
+        rustix::fs::fcntl_setfl(&fd, rustix::fs::OFlags::empty()).map_err(|e| e.to_string())?;
+        let file = std::fs::File::create(capture).map_err(|e| format!("{}: {e}", capture.display()))?;
+        let (stop, total) = (stop.clone(), counter.clone());
+        let t = std::thread::Builder::new()
+            .stack_size(64 << 10)
+            .spawn(move || {
+                let mut out = std::io::BufWriter::with_capacity(64 << 10, file);
+                let mut b = [0u8; 1];
+                loop {
+                    match rustix::io::read(&fd, &mut b) {
+                        Ok(1) => {
+                            let _ = out.write_all(&b);
+                            total.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(rustix::io::Errno::INTR) if !stop.load(Ordering::Relaxed) => {}
+                        _ => break,
+                    }
+                }
+                let _ = out.flush();
+            })
+            .map_err(|e| format!("cannot start a thread: {e}"))?;
+        threads.push(t);
+    }
+    say("ready")?;
+    while command() == "total" {
+        say(&total(counter.load(Ordering::Relaxed)))?;
+    }
+    // What is still in the lines is taken before the threads stop.
+    std::thread::sleep(Duration::from_millis(50));
+    stop.store(true, Ordering::Relaxed);
+    while threads.iter().any(|t| !t.is_finished()) {
+        for t in threads.iter().filter(|t| !t.is_finished()) {
+            // SAFETY: the thread is alive (not finished, not joined), so its pthread_t is valid.
+            unsafe { libc::pthread_kill(t.as_pthread_t(), libc::SIGUSR1) };
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for t in threads {
+        let _ = t.join();
+    }
+    say("done 0")
+}
