@@ -27,10 +27,13 @@ pub struct Args {
     /// Baud rate: any rate the driver accepts, standard or not.
     #[arg(short = 'b', long, default_value_t = 115_200, value_parser = clap::value_parser!(u32).range(1..))]
     baud: u32,
+    /// Data bits per character (5 to 8).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(5..=8))]
     databits: u8,
+    /// Parity bit.
     #[arg(long, value_enum, default_value = "none")]
     parity: ParityArg,
+    /// Stop bits (1 or 2).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
     stopbits: u8,
     /// Flow control: none, soft (XON/XOFF) or hard (RTS/CTS).
@@ -48,7 +51,7 @@ pub struct Args {
     /// In the log, start each line with its UTC arrival time.
     #[arg(long, requires = "log")]
     timestamps: bool,
-    /// Start in the hex view (Ctrl-] h switches).
+    /// Start in the hex view (Ctrl-] h switches; the view shows bytes from when it is switched on).
     #[arg(long)]
     hex: bool,
     /// Show typed keys locally (for devices that do not echo).

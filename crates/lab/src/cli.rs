@@ -887,7 +887,7 @@ fn ports_markdown(r: &ports_bench::Report, command: &str) -> String {
     let _ = writeln!(s, "machine: {}  ", machine());
     let _ = writeln!(
         s,
-        "lines: pty pairs; each far end sends baud/10 characters a second in 20 ms bursts without waiting (what a line cannot take is lost), for {} s; {}, stopping at the first count not sustained (bytes lost, or an effective baud rate under 97% of the line's). Characters per second, effective baud and CPU are the steady state: sampled by the receiver at a quarter of the sending time and at its end. Receivers run in their own process; CPU is theirs (user + system, % of one core). blitty: one thread, VMIN/VTIME tuned, an engine and a capture file per line. naive: a thread per line, VMIN 1, 1-byte read()s into a buffered capture file. Seed figures: AIX 3.2 on an RS/6000 Model 530, receive, from seed 004's table.  ",
+        "lines: pty pairs; each far end sends baud/10 characters a second in 20 ms bursts without waiting (what a line cannot take is lost), for {} s; {}, stopping at the first count not sustained (bytes lost, an effective baud rate under 95% of the line's, or more than 0.5 s after the end until the receiver had every byte). Characters per second, effective baud and CPU are the steady state: sampled by the receiver at a quarter of the sending time and at its end. Receivers run in their own process; CPU is theirs (user + system, % of one core). blitty: one thread, VMIN/VTIME tuned, an engine and a capture file per line. naive: a thread per line, VMIN 1, 1-byte read()s into a buffered capture file. Seed figures: AIX 3.2 on an RS/6000 Model 530, receive, from seed 004's table.  ",
         r.seconds,
         if r.quick {
             "quick mode: 115200 baud only, blitty tried at 1000 lines, the naive reader at 4, 16, 64, 250"
@@ -948,12 +948,13 @@ fn ports_markdown(r: &ports_bench::Report, command: &str) -> String {
     for x in &r.rows {
         if let Some(f) = &x.failed {
             fails.push(format!(
-                "{} at {} baud with {} lines: {:.1} Kb/s per line, {} bytes lost, CPU {:.0}%",
+                "{} at {} baud with {} lines: {:.1} Kb/s per line, {} bytes lost, the last byte {:.2} s after the end, CPU {:.0}%",
                 x.mode.name(),
                 x.baud,
                 f.ports,
                 f.effective_baud / 1000.0,
                 f.lost,
+                f.drain_seconds,
                 f.cpu_percent
             ));
         }
