@@ -3,7 +3,7 @@
 //! user's terminal. Covered: the log gets every byte in order at full speed, XMODEM-1K to
 //! lrzsz's `rx` (a real receiver) with the file arriving intact, XON/XOFF pausing and
 //! resuming a raw send paced to the line rate, unplugging and re-plugging the device, the hex
-//! view and the input mappings.
+//! view and the input mappings, and typed keys mapped, echoed and counted.
 
 mod common;
 
@@ -318,5 +318,31 @@ fn hex_view_and_input_mappings() {
     (&c.master).write_all(b"\x1b[H\x1b[2Jfirst\nsecond").expect("write");
     let screen = t.wait_for("second");
     assert!(screen.starts_with("first\nsecond\n"), "{screen}");
+    quit(&t);
+}
+
+#[test]
+fn typed_keys_are_mapped_echoed_and_counted() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let c = cable();
+    let t = console("echo", &c.port, "--echo --map OLTU");
+    t.text("abc");
+    t.keys(&["Enter"]);
+    let mut got = Vec::new();
+    wait_until("the keys on the line", || {
+        read_for(&c.master, Duration::from_millis(20), &mut got);
+        got.len() >= 4
+    });
+    assert_eq!(got, b"ABC\r");
+    let screen = t.wait_for("ABC");
+    assert!(screen.starts_with("ABC\n"), "{screen}");
+    (&c.master).write_all(b"ok\r\n").expect("write");
+    t.wait_for("ok");
+    t.keys(&["C-]", "i"]);
+    let screen = t.wait_for("TX 4 bytes");
+    assert!(screen.contains("RX 4 bytes, TX 4 bytes"), "{screen}");
     quit(&t);
 }
