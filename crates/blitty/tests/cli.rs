@@ -51,11 +51,8 @@ fn bad_input_is_one_line_and_status_2() {
 
 #[test]
 fn serial_fastport_conditions_a_line_and_prints_the_stty_equivalent() {
-    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
-    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("a pty");
-    grantpt(&master).expect("grantpt");
-    unlockpt(&master).expect("unlockpt");
-    let slave = ptsname(&master, Vec::new()).expect("ptsname").to_string_lossy().into_owned();
+    let (_master, slave) = blitty_io::pty::pair().expect("a pty");
+    let slave = slave.display().to_string();
     let (code, out, err) = blitty(&["serial", &slave, "--fastport"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.trim(), format!("stty -F {slave} -opost -icanon -isig -icrnl -echo -onlcr min 255 time 5"));
@@ -73,11 +70,8 @@ fn serial_fastport_conditions_a_line_and_prints_the_stty_equivalent() {
 
 #[test]
 fn serial_without_a_terminal_says_so_after_checking_the_device() {
-    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
-    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("a pty");
-    grantpt(&master).expect("grantpt");
-    unlockpt(&master).expect("unlockpt");
-    let slave = ptsname(&master, Vec::new()).expect("ptsname").to_string_lossy().into_owned();
+    let (_master, slave) = blitty_io::pty::pair().expect("a pty");
+    let slave = slave.display().to_string();
     let out = Command::new(BLITTY).args(["serial", &slave]).stdin(std::process::Stdio::null()).output().expect("runs");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);

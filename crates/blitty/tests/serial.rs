@@ -24,12 +24,8 @@ struct Cable {
 }
 
 fn cable() -> Cable {
-    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
-    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).expect("a pty");
-    grantpt(&master).expect("grantpt");
-    unlockpt(&master).expect("unlockpt");
-    let port = ptsname(&master, Vec::new()).expect("ptsname").to_string_lossy().into_owned();
-    Cable { master: File::from(master), port }
+    let (master, port) = blitty_io::pty::pair().expect("a pty");
+    Cable { master: File::from(master), port: port.display().to_string() }
 }
 
 fn temp(name: &str) -> PathBuf {

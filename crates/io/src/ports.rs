@@ -200,17 +200,14 @@ mod tests {
 
     #[test]
     fn every_port_is_captured_exactly_and_shown_including_tails_below_vmin() {
-        use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
         let dir = std::env::temp_dir().join(format!("blitty-ports-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");
         let mut masters = Vec::new();
         let mut paths = Vec::new();
         let mut captures = Vec::new();
         for i in 0..8 {
-            let m = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("pty");
-            grantpt(&m).expect("grantpt");
-            unlockpt(&m).expect("unlockpt");
-            paths.push(PathBuf::from(ptsname(&m, Vec::new()).expect("name").to_string_lossy().into_owned()));
+            let (m, path) = crate::pty::pair().expect("pty");
+            paths.push(path);
             captures.push(dir.join(format!("{i}.cap")));
             masters.push(File::from(m));
         }

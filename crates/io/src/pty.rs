@@ -4,7 +4,9 @@
 use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStringExt;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 use rustix::fs::{Mode, OFlags};
@@ -29,14 +31,21 @@ pub struct Pty {
     pub child: Child,
 }
 
-/// Opens a pty of `size` and starts `argv` on it.
-pub fn spawn(argv: &[OsString], size: Size) -> io::Result<Pty> {
-    // CLOEXEC: the child must not hold the master, or closing it would not hang up the child.
+/// A new pty: its master (close-on-exec, blocking) and the path of its slave, which is not
+/// opened. A pair stands in for a serial cable: the slave is the port, the master the far end.
+pub fn pair() -> io::Result<(OwnedFd, PathBuf)> {
+    // CLOEXEC: a child must not hold the master, or closing it would not hang up the child.
     let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)?;
     grantpt(&master)?;
     unlockpt(&master)?;
     let name = ptsname(&master, Vec::new())?;
-    let slave = rustix::fs::open(name.as_c_str(), OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC, Mode::empty())?;
+    Ok((master, PathBuf::from(std::ffi::OsString::from_vec(name.into_bytes()))))
+}
+
+/// Opens a pty of `size` and starts `argv` on it.
+pub fn spawn(argv: &[OsString], size: Size) -> io::Result<Pty> {
+    let (master, name) = pair()?;
+    let slave = rustix::fs::open(&name, OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC, Mode::empty())?;
     tcsetwinsize(&slave, size.winsize())?;
     let (program, args) =
         argv.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no command"))?;

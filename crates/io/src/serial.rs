@@ -302,12 +302,7 @@ mod tests {
 
     /// A pty pair stands in for a cable: the slave end is the "device".
     fn cable() -> (OwnedFd, std::path::PathBuf) {
-        use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
-        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).expect("a pty");
-        grantpt(&master).expect("grantpt");
-        unlockpt(&master).expect("unlockpt");
-        let name = ptsname(&master, Vec::new()).expect("ptsname");
-        (master, std::path::PathBuf::from(name.to_string_lossy().into_owned()))
+        crate::pty::pair().expect("a pty")
     }
 
     #[test]

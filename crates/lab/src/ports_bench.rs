@@ -133,14 +133,9 @@ struct Line {
 }
 
 fn open_line() -> Result<Line, String> {
-    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
-    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
-        .map_err(|e| format!("cannot open a pty: {e}"))?;
-    grantpt(&master).map_err(|e| format!("grantpt: {e}"))?;
-    unlockpt(&master).map_err(|e| format!("unlockpt: {e}"))?;
-    let name = ptsname(&master, Vec::new()).map_err(|e| format!("ptsname: {e}"))?;
+    let (master, slave) = blitty_io::pty::pair().map_err(|e| format!("cannot open a pty: {e}"))?;
     rustix::fs::fcntl_setfl(&master, rustix::fs::OFlags::NONBLOCK).map_err(|e| format!("fcntl: {e}"))?;
-    Ok(Line { master, slave: PathBuf::from(name.to_string_lossy().into_owned()) })
+    Ok(Line { master, slave })
 }
 
 fn trial(opts: &Options, mode: Mode, ports: usize, baud: u32, seconds: f64, dir: &Path) -> Result<Trial, String> {
