@@ -33,15 +33,15 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use blitty_present::{ansi, AnsiPresenter, View};
+use blitty_present::AnsiPresenter;
 use blitty_vt::Terminal;
-use rustix::event::{poll, PollFd, PollFlags, Timespec};
+use rustix::event::{poll, PollFd, PollFlags};
 use rustix::io::Errno;
 
 use crate::host::{self, RawMode};
-use crate::keys::{Action, Keys, Scroll};
+use crate::keys::{Action, Keys};
 use crate::serial::{self, Line, Map, Settings};
-use crate::session::Output;
+use crate::session::{present, resize_host, restore_host, timespec, Output, Scrollback};
 use crate::signals::{Signals, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
 use crate::xmodem;
 
@@ -606,8 +606,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut last_frame = Instant::now() - interval;
     let mut next_reconnect = Instant::now();
     let mut keys = Keys::default();
-    let mut offset = 0usize;
-    let mut history_seen = 0usize;
+    let mut scrollback = Scrollback::default();
     let mut buf = vec![0u8; 64 * 1024];
     let mut actions = Vec::new();
     let mut exit: Option<i32> = None;
@@ -628,7 +627,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             earliest(*until);
         }
         let timeout = wake.map(|w| w.saturating_duration_since(now));
-        let ts = timeout.map(|d| Timespec { tv_sec: d.as_secs() as i64, tv_nsec: d.subsec_nanos() as i64 });
+        let ts = timeout.map(timespec);
         let stdin = rustix::stdio::stdin();
         let out_events = if writer.idle() { PollFlags::empty() } else { PollFlags::OUT };
         let (key_ready, host_ready, line_in, line_out, line_hup) = {
@@ -688,13 +687,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                     }
                                 }
                                 Action::Scroll(s) => {
-                                    let max = c.active().screen().history_len();
-                                    offset = match s {
-                                        Scroll::By(k) => (offset as isize + k).clamp(0, max as isize) as usize,
-                                        Scroll::Top => max,
-                                        Scroll::Bottom | Scroll::Leave => 0,
-                                    };
-                                    history_seen = max;
+                                    scrollback.scroll(s, c.active().screen().history_len());
                                     presenter.invalidate();
                                     c.dirty = true;
                                 }
@@ -702,7 +695,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                     if c.command(k) {
                                         exit = Some(0);
                                     }
-                                    offset = 0;
+                                    scrollback = Scrollback::default();
                                     presenter.invalidate();
                                 }
                             }
@@ -780,10 +773,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         let (cols, rows) = (size.cols as usize, size.rows as usize);
                         c.term.resize(cols, rows);
                         c.hex_term.resize(cols, rows);
-                        writer.finish();
-                        let mut b = writer.buffer();
-                        presenter.resize(cols, rows, &mut b);
-                        writer.send(b);
+                        resize_host(&mut writer, &mut presenter, size);
                         c.dirty = true;
                     }
                 }
@@ -791,11 +781,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             }
         }
 
-        if offset > 0 {
-            let h = c.active().screen().history_len();
-            offset = (offset + h.saturating_sub(history_seen)).min(h);
-            history_seen = h;
-        }
+        scrollback.follow(c.active().screen().history_len());
         let now = Instant::now();
         let status = c.status(now);
         if had_status && status.is_none() {
@@ -805,7 +791,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         }
         if c.dirty && writer.idle() && now >= last_frame + interval && exit.is_none() {
             let mut frame = writer.buffer();
-            present(&mut presenter, c.active(), offset, status.as_deref(), &mut frame);
+            present_with_status(&mut presenter, c.active(), scrollback.offset, status.as_deref(), &mut frame);
             c.term.screen_mut().clear_damage();
             c.hex_term.screen_mut().clear_damage();
             writer.send(frame);
@@ -815,16 +801,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         }
     }
 
-    writer.finish();
-    let mut out = Vec::new();
-    present(&mut presenter, &c.term, 0, None, &mut out);
-    presenter.leave(&mut out);
-    if !c.term.screen().alternate_screen() {
-        ansi::transcript(c.term.screen(), &mut out);
-    }
-    raw.set_leave(out);
-    drop(raw);
-    let _ = io::stdout().flush();
+    restore_host(&mut writer, &mut presenter, &c.term, raw);
     Ok(exit.unwrap_or(0))
 }
 
@@ -839,16 +816,17 @@ impl Console {
     }
 }
 
-fn present(presenter: &mut AnsiPresenter, term: &Terminal, offset: usize, status: Option<&str>, out: &mut Vec<u8>) {
-    let screen = term.screen();
-    presenter.frame(View { screen, offset }, out);
-    let rows = screen.rows();
-    if offset > 0 {
-        presenter.overlay(0, &format!("[scrollback {}/{}]", offset, screen.history_len()), out);
-    }
+/// The view (see `session::present`) with `status` over the whole bottom row, left-aligned.
+fn present_with_status(
+    presenter: &mut AnsiPresenter,
+    term: &Terminal,
+    offset: usize,
+    status: Option<&str>,
+    out: &mut Vec<u8>,
+) {
+    present(presenter, term, offset, out);
     if let Some(text) = status {
-        // The whole bottom row, left-aligned.
-        let cols = screen.cols();
+        let (cols, rows) = (term.screen().cols(), term.screen().rows());
         let mut line: String = text.chars().filter(|c| !c.is_control()).take(cols).collect();
         let pad = cols.saturating_sub(line.chars().count());
         line.extend(std::iter::repeat_n(' ', pad));

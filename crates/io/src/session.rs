@@ -17,7 +17,7 @@ use rustix::io::Errno;
 
 use crate::host::{self, RawMode};
 use crate::keys::{Action, Keys, Scroll};
-use crate::pty;
+use crate::pty::{self, Size};
 use crate::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
 
 pub struct Options {
@@ -264,8 +264,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut dirty = true;
     let mut sync_since: Option<Instant> = None;
     let mut keys = Keys::default();
-    let mut offset = 0usize;
-    let mut history_seen = 0usize;
+    let mut scrollback = Scrollback::default();
     let mut to_child: Vec<u8> = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut master_open = true;
@@ -290,7 +289,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         } else {
             None
         };
-        let ts = timeout.map(|d| Timespec { tv_sec: d.as_secs() as i64, tv_nsec: d.subsec_nanos() as i64 });
+        let ts = timeout.map(timespec);
         let stdin = rustix::stdio::stdin();
         let mut master_events = PollFlags::empty();
         if master_open {
@@ -335,13 +334,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                             }
                             Action::Command(_) => {}
                             Action::Scroll(s) => {
-                                let max = term.screen().history_len();
-                                offset = match s {
-                                    Scroll::By(k) => (offset as isize + k).clamp(0, max as isize) as usize,
-                                    Scroll::Top => max,
-                                    Scroll::Bottom | Scroll::Leave => 0,
-                                };
-                                history_seen = max;
+                                scrollback.scroll(s, term.screen().history_len());
                                 presenter.invalidate();
                                 dirty = true;
                             }
@@ -398,11 +391,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         size = new;
                         let _ = pty.resize(size);
                         term.resize(size.cols as usize, size.rows as usize);
-                        // Resizes are rare: the frame in flight goes first, then the clear.
-                        writer.finish();
-                        let mut b = writer.buffer();
-                        presenter.resize(size.cols as usize, size.rows as usize, &mut b);
-                        writer.send(b);
+                        resize_host(&mut writer, &mut presenter, size);
                         dirty = true;
                     }
                 }
@@ -433,12 +422,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             }
         }
 
-        // Scrollback keeps its place while output arrives underneath.
-        if offset > 0 {
-            let h = term.screen().history_len();
-            offset = (offset + h.saturating_sub(history_seen)).min(h);
-            history_seen = h;
-        }
+        scrollback.follow(term.screen().history_len());
         let now = Instant::now();
         let held = term.screen().modes().synchronized_output && {
             let since = *sync_since.get_or_insert(now);
@@ -454,7 +438,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             || (now.duration_since(last_output) >= quiet_wait && budget.tokens >= quiet_need);
         if dirty && !held && due && writer.idle() && exit.is_none() {
             let mut frame = writer.buffer();
-            present(&mut presenter, &term, offset, &mut frame);
+            present(&mut presenter, &term, scrollback.offset, &mut frame);
             term.screen_mut().clear_damage();
             writer.send(frame);
             budget.spend();
@@ -464,23 +448,14 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     }
 
     // The last frame, then the host back as it was, with the program's last output on it.
-    writer.finish();
     let paced_frames = presenter.stats.frames;
-    let mut out = Vec::new();
-    present(&mut presenter, &term, 0, &mut out);
-    presenter.leave(&mut out);
-    if !term.screen().alternate_screen() {
-        ansi::transcript(term.screen(), &mut out);
-    }
-    raw.set_leave(out);
-    drop(raw);
+    restore_host(&mut writer, &mut presenter, &term, raw);
     let status = exit.unwrap_or(0);
     if pty.child.try_wait()?.is_none() {
         // blitty was told to stop: the child's terminal hangs up, as when a terminal closes;
         // blitty does not wait long for a child that ignores it.
         pty.hang_up(Duration::from_secs(1));
     }
-    let _ = io::stdout().flush();
     if let Some(path) = &opts.stats {
         let mut stats = Stats {
             seconds: started.elapsed().as_secs_f64(),
@@ -495,11 +470,70 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     Ok(status)
 }
 
-fn present(presenter: &mut AnsiPresenter, term: &Terminal, offset: usize, out: &mut Vec<u8>) {
+/// Draws the view `offset` lines back in the scrollback, with its position when scrolled back.
+pub(crate) fn present(presenter: &mut AnsiPresenter, term: &Terminal, offset: usize, out: &mut Vec<u8>) {
     let view = View { screen: term.screen(), offset };
     presenter.frame(view, out);
     if offset > 0 {
         let label = format!("[scrollback {}/{}]", offset, term.screen().history_len());
         presenter.overlay(0, &label, out);
     }
+}
+
+/// Where the user is in the scrollback (0: the live screen). It keeps its place while output
+/// arrives underneath.
+#[derive(Default)]
+pub(crate) struct Scrollback {
+    pub(crate) offset: usize,
+    /// The history length when the position was last set or followed.
+    seen: usize,
+}
+
+impl Scrollback {
+    /// Moves by a scroll key, in a history of `history` lines.
+    pub(crate) fn scroll(&mut self, s: Scroll, history: usize) {
+        self.offset = match s {
+            Scroll::By(k) => (self.offset as isize + k).clamp(0, history as isize) as usize,
+            Scroll::Top => history,
+            Scroll::Bottom | Scroll::Leave => 0,
+        };
+        self.seen = history;
+    }
+
+    /// Keeps the same lines in view after the history grew to `history`.
+    pub(crate) fn follow(&mut self, history: usize) {
+        if self.offset > 0 {
+            self.offset = (self.offset + history.saturating_sub(self.seen)).min(history);
+            self.seen = history;
+        }
+    }
+}
+
+/// The host at a new size: the frame in flight goes first, then the presenter's clear.
+/// (Resizes are rare; waiting for the host here is fine.)
+pub(crate) fn resize_host(writer: &mut Output, presenter: &mut AnsiPresenter, size: Size) {
+    writer.finish();
+    let mut b = writer.buffer();
+    presenter.resize(size.cols as usize, size.rows as usize, &mut b);
+    writer.send(b);
+}
+
+/// Ends a session's display: the last frame, then the host back as it was, with `term`'s last
+/// screen left on its normal screen (unless it ended on the alternate screen).
+pub(crate) fn restore_host(writer: &mut Output, presenter: &mut AnsiPresenter, term: &Terminal, raw: RawMode) {
+    writer.finish();
+    let mut out = Vec::new();
+    present(presenter, term, 0, &mut out);
+    presenter.leave(&mut out);
+    if !term.screen().alternate_screen() {
+        ansi::transcript(term.screen(), &mut out);
+    }
+    raw.set_leave(out);
+    drop(raw);
+    let _ = io::stdout().flush();
+}
+
+/// A poll timeout.
+pub(crate) fn timespec(d: Duration) -> Timespec {
+    Timespec { tv_sec: d.as_secs() as i64, tv_nsec: d.subsec_nanos() as i64 }
 }
