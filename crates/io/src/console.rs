@@ -259,6 +259,7 @@ struct Console {
     dtr: bool,
     rts: bool,
     cps: f64,
+    /// Scratch for received bytes as shown (mapped, or as a hex dump).
     mapped: Vec<u8>,
 }
 
@@ -287,9 +288,9 @@ impl Console {
         };
         self.term.feed(shown);
         if let Some(h) = self.hex.as_mut() {
-            let mut text = Vec::with_capacity(bytes.len() * 4);
-            h.feed(bytes, &mut text);
-            self.hex_term.feed(&text);
+            self.mapped.clear();
+            h.feed(bytes, &mut self.mapped);
+            self.hex_term.feed(&self.mapped);
         }
         self.dirty = true;
         Ok(())
@@ -520,8 +521,16 @@ impl Console {
         self.dirty = true;
     }
 
+    /// Drops a message whose time is up; says whether the bottom row has something to show.
+    fn has_status(&mut self, now: Instant) -> bool {
+        if matches!(&self.message, Some((_, Some(until))) if now >= *until) {
+            self.message = None;
+        }
+        self.prompt.is_some() || self.message.is_some() || self.transfer.is_some()
+    }
+
     /// The bottom row's text: a prompt, a message, or a transfer's progress.
-    fn status(&mut self, now: Instant) -> Option<String> {
+    fn status(&self) -> Option<String> {
         if let Some(p) = &self.prompt {
             let what = match p.kind {
                 PromptKind::Raw => "send file (raw)",
@@ -529,11 +538,6 @@ impl Console {
                 PromptKind::XmodemCrc => "send file (XMODEM-CRC)",
             };
             return Some(format!("{what}: {}_  (Enter sends, Esc cancels)", p.text));
-        }
-        if let Some((_, Some(until))) = &self.message {
-            if now >= *until {
-                self.message = None;
-            }
         }
         if let Some((text, _)) = &self.message {
             return Some(text.clone());
@@ -665,12 +669,11 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             match rustix::io::read(stdin, &mut buf[..4096]) {
                 Ok(0) => exit = Some(128 + SIGHUP),
                 Ok(n) => {
-                    let typed = buf[..n].to_vec();
                     if c.prompt.is_some() {
-                        c.prompt_key(&typed);
+                        c.prompt_key(&buf[..n]);
                     } else {
                         actions.clear();
-                        keys.feed(&typed, size.rows as usize, &mut actions);
+                        keys.feed(&buf[..n], size.rows as usize, &mut actions);
                         for a in actions.drain(..) {
                             match a {
                                 Action::Forward(bytes) => {
@@ -680,8 +683,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                         let start = c.to_line.len();
                                         c.opts.map.output(&bytes, &mut c.to_line);
                                         if c.echo {
-                                            let echoed = c.to_line[start..].to_vec();
-                                            c.term.feed(&echoed);
+                                            c.term.feed(&c.to_line[start..]);
                                             c.dirty = true;
                                         }
                                     }
@@ -723,8 +725,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                     }
                     Ok(n) => {
                         taken += n;
-                        let data = buf[..n].to_vec();
-                        c.received(&data, Instant::now())?;
+                        c.received(&buf[..n], Instant::now())?;
                     }
                     Err(Errno::INTR) => {}
                     Err(Errno::AGAIN) => {
@@ -783,19 +784,21 @@ pub fn run(opts: Options) -> Result<i32, Error> {
 
         scrollback.follow(c.active().screen().history_len());
         let now = Instant::now();
-        let status = c.status(now);
-        if had_status && status.is_none() {
+        let has_status = c.has_status(now);
+        if had_status && !has_status {
             // The row under the message is drawn again.
             presenter.invalidate();
             c.dirty = true;
         }
         if c.dirty && writer.idle() && now >= last_frame + interval && exit.is_none() {
+            let status = c.status();
             let mut frame = writer.buffer();
             present_with_status(&mut presenter, c.active(), scrollback.offset, status.as_deref(), &mut frame);
             c.term.screen_mut().clear_damage();
             c.hex_term.screen_mut().clear_damage();
             writer.send(frame);
-            c.dirty = status.is_some() && c.transfer.is_some();
+            // A transfer's progress keeps changing.
+            c.dirty = c.transfer.is_some();
             last_frame = now;
             had_status = status.is_some();
         }

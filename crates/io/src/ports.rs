@@ -168,12 +168,10 @@ impl Receiver {
         }
         let now = Instant::now();
         let mut control = false;
-        let ready: Vec<u64> = self.events.iter().map(|e| e.data.u64()).collect();
-        for key in ready {
-            if key == CONTROL {
-                control = true;
-            } else {
-                self.read_port(key as usize, now)?;
+        for i in 0..self.events.len() {
+            match self.events[i].data.u64() {
+                CONTROL => control = true,
+                key => self.read_port(key as usize, now)?,
             }
         }
         if now >= self.next_sweep {

@@ -887,7 +887,7 @@ fn ports_markdown(r: &ports_bench::Report, command: &str) -> String {
     let _ = writeln!(s, "machine: {}  ", machine());
     let _ = writeln!(
         s,
-        "lines: pty pairs; each far end sends baud/10 characters a second in 20 ms bursts without waiting (what a line cannot take is lost), for {} s; {}, stopping at the first count not sustained (bytes lost, an effective baud rate under 95% of the line's, or more than 0.5 s after the end until the receiver had every byte). Characters per second, effective baud and CPU are the steady state: sampled by the receiver at a quarter of the sending time and at its end. Receivers run in their own process; CPU is theirs (user + system, % of one core). blitty: one thread, VMIN/VTIME tuned, an engine and a capture file per line. naive: a thread per line, VMIN 1, 1-byte read()s into a buffered capture file. Seed figures: AIX 3.2 on an RS/6000 Model 530, receive, from seed 004's table.  ",
+        "lines: pty pairs; each far end sends baud/10 characters a second in 20 ms bursts without waiting (what a line cannot take is lost), for {} s; {}, stopping at the first count not sustained (bytes lost, an effective baud rate under 95% of the line's, or more than 0.5 s after the end until the receiver had every byte). Characters per second, effective baud and CPU are the steady state: sampled by the receiver at a quarter and at nine tenths of the sending time, while the lines send. Receivers run in their own process; CPU is theirs (user + system, % of one core). blitty: one thread, VMIN/VTIME tuned, an engine and a capture file per line. naive: a thread per line, VMIN 1, 1-byte read()s into a buffered capture file. Seed figures: AIX 3.2 on an RS/6000 Model 530, receive, from seed 004's table.  ",
         r.seconds,
         if r.quick {
             "quick mode: 115200 baud only, blitty tried at 1000 lines, the naive reader at 4, 16, 64, 250"
@@ -910,7 +910,7 @@ fn ports_markdown(r: &ports_bench::Report, command: &str) -> String {
             Some(x) => match (&x.best, &x.error, &x.failed) {
                 (Some(b), _, _) => f(b),
                 (None, Some(e), _) => format!("error: {e}"),
-                (None, None, Some(fail)) => format!("none (1 line: {})", f(fail)),
+                (None, None, Some(fail)) => format!("none sustained ({} lines: {})", fail.ports, f(fail)),
                 _ => "-".into(),
             },
         }
