@@ -1,27 +1,39 @@
-//! Fuzzes the parser and screen together: the first bytes choose the size and how the input
-//! is split; the engine must not panic, and the cursor must stay on the screen.
+//! Fuzzes the parser and screen together: the first bytes choose the size (from 1x1), the
+//! scrollback, how the input is split and when the screen is resized; the engine must not
+//! panic (overflow checks and debug assertions are on: see fuzz/README.md) and every invariant
+//! of the screen (`Screen::check_integrity`) must hold after every chunk.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if data.len() < 4 {
+    if data.len() < 5 {
         return;
     }
     let cols = 1 + data[0] as usize % 120;
     let rows = 1 + data[1] as usize % 50;
     let split = data[2] as usize;
     let resize_at = data[3] as usize;
-    let input = &data[4..];
-    let mut t = blitty_vt::Terminal::with_scrollback(cols, rows, 64);
+    let scrollback = data[4] as usize % 4 * 20;
+    let input = &data[5..];
+    let mut t = blitty_vt::Terminal::with_scrollback(cols, rows, scrollback);
     for (i, chunk) in input.chunks(split.max(1)).enumerate() {
         t.feed(chunk);
         if i == resize_at {
             t.resize(1 + (cols * 7 + 3) % 120, 1 + (rows * 5 + 1) % 50);
         }
-        let c = t.screen().cursor();
-        assert!(c.x < t.screen().cols() && c.y < t.screen().rows());
+        if let Err(v) = t.screen().check_integrity() {
+            panic!("{v}");
+        }
+        // A cursor report names a position on the screen.
+        let replies = t.take_replies();
+        for answer in String::from_utf8_lossy(&replies).split('\x1b') {
+            let Some(report) = answer.strip_prefix('[').and_then(|a| a.strip_suffix('R')) else { continue };
+            let nums: Vec<usize> = report.trim_start_matches('?').split(';').filter_map(|n| n.parse().ok()).collect();
+            if let [r, c] = nums[..] {
+                assert!((1..=t.screen().rows()).contains(&r) && (1..=t.screen().cols()).contains(&c), "{report}");
+            }
+        }
     }
-    let _ = t.take_replies();
     let _ = t.screen().dump_text();
 });

@@ -38,6 +38,15 @@ enum Command {
     Probe(blitty_lab::cli::ProbeArgs),
 }
 
+/// A `--scrollback` value: 0 to `MAX_SCROLLBACK` (100,000) lines.
+fn scrollback_lines(s: &str) -> Result<usize, String> {
+    let max = blitty_vt::term::MAX_SCROLLBACK;
+    match s.parse::<usize>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!("expected a number of lines from 0 to {max}")),
+    }
+}
+
 fn main() -> ExitCode {
     // A bug must still end in one clear line, not a stack trace.
     std::panic::set_hook(Box::new(|info| {
@@ -60,9 +69,8 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            let msg = e.to_string();
-            let first = msg.lines().next().unwrap_or("invalid arguments");
-            eprintln!("blitty: {}", first.trim_start_matches("error: "));
+            // The parser's whole message: what is wrong, the usage line, and its hint.
+            let _ = e.print();
             return ExitCode::from(2);
         }
     };

@@ -11,7 +11,7 @@ use blitty_vt::Terminal;
 pub struct Args {
     /// The recorded output stream.
     file: std::path::PathBuf,
-    /// Screen size as COLSxROWS.
+    /// Screen size as COLSxROWS (at most 2048x1024).
     #[arg(long, default_value = "80x24", value_parser = parse_size)]
     size: (usize, usize),
     /// Bytes fed per call.
@@ -23,8 +23,8 @@ pub struct Args {
     /// Print bytes fed, seconds, MB/s and peak resident memory.
     #[arg(long)]
     stats: bool,
-    /// Scrollback lines kept.
-    #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK)]
+    /// Scrollback lines kept (at most 100000).
+    #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK, value_parser = crate::scrollback_lines)]
     scrollback: usize,
 }
 
@@ -34,13 +34,14 @@ enum Dump {
     None,
 }
 
-/// `COLSxROWS`, each from 1 to 65534.
+/// `COLSxROWS`, columns from 1 to `MAX_COLS` (2048), rows from 1 to `MAX_ROWS` (1024).
 pub fn parse_size(s: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("size must be COLSxROWS with each from 1 to 65534, got {s:?}");
+    use blitty_vt::term::{MAX_COLS, MAX_ROWS};
+    let bad = || format!("expected COLSxROWS with 1 to {MAX_COLS} columns and 1 to {MAX_ROWS} rows");
     let (c, r) = s.split_once(['x', 'X']).ok_or_else(bad)?;
     let c: usize = c.parse().map_err(|_| bad())?;
     let r: usize = r.parse().map_err(|_| bad())?;
-    if !(1..=65534).contains(&c) || !(1..=65534).contains(&r) {
+    if !(1..=MAX_COLS).contains(&c) || !(1..=MAX_ROWS).contains(&r) {
         return Err(bad());
     }
     Ok((c, r))

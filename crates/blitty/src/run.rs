@@ -10,8 +10,8 @@ pub struct Args {
     /// Frames per second at most (20 is enough for text, 200 for animation).
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1000))]
     hz: u32,
-    /// Lines of scrollback kept (Ctrl-] PageUp pages through them).
-    #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK)]
+    /// Lines of scrollback kept, at most 100000 (Ctrl-] PageUp pages through them).
+    #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK, value_parser = crate::scrollback_lines)]
     scrollback: usize,
     /// Write every byte the program writes to FILE, in order.
     #[arg(long, value_name = "FILE")]

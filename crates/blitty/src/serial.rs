@@ -64,8 +64,8 @@ pub struct Args {
     /// Frames per second at most.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1000))]
     hz: u32,
-    /// Lines of scrollback kept (Ctrl-] PageUp pages through them).
-    #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK)]
+    /// Lines of scrollback kept, at most 100000 (Ctrl-] PageUp pages through them).
+    #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK, value_parser = crate::scrollback_lines)]
     scrollback: usize,
     /// Condition the port for raw transfers as seed 004's fastport script does, print the
     /// equivalent stty line, and exit.

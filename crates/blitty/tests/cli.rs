@@ -1,5 +1,6 @@
-//! The command line as a user meets it: replay's dump format, one-line errors with exit
-//! status 2, and `serial --fastport` on a pty standing in for a serial cable.
+//! The command line as a user meets it: replay's dump format, argument errors as the parser
+//! prints them and other errors in one line, both with exit status 2, the documented maxima of
+//! sizes, and `serial --fastport` on a pty standing in for a serial cable.
 
 use std::process::Command;
 
@@ -28,24 +29,88 @@ fn replay_prints_exactly_rows_lines_then_the_cursor() {
 
 #[test]
 fn bad_input_is_one_line_and_status_2() {
+    // Errors past the argument parser: one line naming the file or device.
     for args in [
         &["replay", "/nonexistent/file"][..],
-        &["replay", "/etc/hostname", "--size", "80y24"],
-        &["replay", "/etc/hostname", "--size", "0x24"],
-        &["replay", "/etc/hostname", "--chunk", "0"],
         &["serial", "/etc/hostname"],
-        &["serial", "/dev/null", "--databits", "9"],
         &["serial", "/dev/null", "--map", "ICRNL,BOGUS"],
-        &["serial", "/dev/null", "--baud", "0"],
         &["serial", "/nonexistent/ttyUSB9"],
-        &["run", "--hz", "0"],
-        &["bench", "--targets", "nonsense"],
-        &["no-such-command"],
     ] {
         let (code, _, err) = blitty(args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("blitty: "), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn argument_errors_are_printed_as_the_parser_says_them_with_status_2() {
+    // The whole message: what is wrong, the usage line where the parser gives one (a missing or
+    // unexpected argument, an unknown subcommand), and the hint to --help.
+    for (args, says, usage) in [
+        (&["serial"][..], "the following required arguments were not provided", true),
+        (&["run", "vim"], "unexpected argument 'vim'", true),
+        (&["no-such-command"], "unrecognized subcommand 'no-such-command'", true),
+        (&["replay", "/etc/hostname", "--size", "80y24"], "invalid value '80y24' for '--size <SIZE>'", false),
+        (&["replay", "/etc/hostname", "--size", "0x24"], "1 to 2048 columns and 1 to 1024 rows", false),
+        (&["replay", "/etc/hostname", "--chunk", "0"], "invalid value '0' for '--chunk <CHUNK>'", false),
+        (&["serial", "/dev/null", "--databits", "9"], "--databits <DATABITS>", false),
+        (&["serial", "/dev/null", "--baud", "0"], "--baud <BAUD>", false),
+        (&["run", "--hz", "0"], "--hz <HZ>", false),
+        (&["bench", "--targets", "nonsense"], "nonsense", false),
+    ] {
+        let (code, _, err) = blitty(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.contains("Usage: blitty"), usage, "{args:?}: {err}");
+        assert!(err.contains("For more information, try '--help'."), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn sizes_past_their_documented_maximum_are_refused() {
+    // Accepted and aborted or took gigabytes before: --scrollback 99999999999 (run, serial,
+    // replay), --size 65534x65534, --size 65534x1.
+    for args in [
+        &["replay", "/etc/hostname", "--scrollback", "99999999999"][..],
+        &["replay", "/etc/hostname", "--scrollback", "100001"],
+        &["replay", "/etc/hostname", "--size", "65534x65534"],
+        &["replay", "/etc/hostname", "--size", "65534x1"],
+        &["replay", "/etc/hostname", "--size", "2049x24"],
+        &["replay", "/etc/hostname", "--size", "80x1025"],
+        &["run", "--scrollback", "99999999999", "--", "true"],
+        &["serial", "/dev/null", "--scrollback", "99999999999"],
+    ] {
+        let (code, _, err) = blitty(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("error: invalid value"), "{args:?}: {err}");
+    }
+    // The maxima themselves work, and the help says them.
+    let file = std::env::temp_dir().join(format!("blitty-cli-max-{}.raw", std::process::id()));
+    std::fs::write(&file, "x\u{17D8}\n".repeat(3000)).expect("temp file");
+    let path = file.to_str().expect("utf-8 path");
+    let (code, out, err) = blitty(&["replay", path, "--size", "2048x1024", "--scrollback", "100000", "--dump", "none"]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    let (_, help, _) = blitty(&["replay", "--help"]);
+    assert!(help.contains("at most 2048x1024") && help.contains("at most 100000"), "{help}");
+    for sub in ["run", "serial"] {
+        let (_, help, _) = blitty(&[sub, "--help"]);
+        assert!(help.contains("at most 100000"), "{sub}: {help}");
+    }
+}
+
+#[test]
+fn replay_survives_every_width_class_at_the_smallest_sizes() {
+    // `printf '\xe1\x9f\x98\n' > k; blitty replay k --size 1x1 --scrollback 0` panicked.
+    let file = std::env::temp_dir().join(format!("blitty-cli-khmer-{}.raw", std::process::id()));
+    std::fs::write(&file, "\u{17D8}\n字e\u{301}😀\u{17D8}\n".repeat(20)).expect("temp file");
+    let path = file.to_str().expect("utf-8 path");
+    for size in ["1x1", "2x1", "1x2", "2x2"] {
+        for scrollback in ["0", "5"] {
+            let (code, out, err) = blitty(&["replay", path, "--size", size, "--scrollback", scrollback]);
+            assert_eq!(code, 0, "{size} {scrollback}: {err}");
+            assert!(out.ends_with('\n') && err.is_empty(), "{size}: {out}{err}");
+        }
     }
 }
 

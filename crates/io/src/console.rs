@@ -69,9 +69,9 @@ pub enum Error {
     Serial(#[from] serial::Error),
     #[error("cannot open the log file {path}: {cause}")]
     Log { path: String, cause: io::Error },
-    #[error("cannot write the log file: {0}")]
-    LogWrite(io::Error),
-    #[error("{0}")]
+    #[error("cannot write the log file {path}: {cause}")]
+    LogWrite { path: String, cause: io::Error },
+    #[error(transparent)]
     Io(#[from] io::Error),
 }
 
@@ -93,6 +93,7 @@ const MAX_FILE: u64 = 256 << 20;
 /// The capture log: raw bytes, or lines with time stamps.
 struct Log {
     file: File,
+    path: PathBuf,
     timestamps: bool,
     at_line_start: bool,
     buf: Vec<u8>,
@@ -106,14 +107,18 @@ impl Log {
             .append(true)
             .open(path)
             .map_err(|cause| Error::Log { path: path.display().to_string(), cause })?;
-        Ok(Log { file, timestamps, at_line_start: true, buf: Vec::new() })
+        Ok(Log { file, path: path.to_path_buf(), timestamps, at_line_start: true, buf: Vec::new() })
+    }
+
+    fn write_err(&self) -> impl Fn(io::Error) -> Error + '_ {
+        |cause| Error::LogWrite { path: self.path.display().to_string(), cause }
     }
 
     /// Writes `bytes` straight to the file (no user-space buffer: what was read is in the
     /// kernel's hands before it is shown).
     fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
         if !self.timestamps {
-            return self.file.write_all(bytes).map_err(Error::LogWrite);
+            return self.file.write_all(bytes).map_err(self.write_err());
         }
         self.buf.clear();
         let stamp = timestamp(SystemTime::now());
@@ -124,7 +129,7 @@ impl Log {
             self.buf.push(b);
             self.at_line_start = b == b'\n';
         }
-        self.file.write_all(&self.buf).map_err(Error::LogWrite)
+        (&self.file).write_all(&self.buf).map_err(self.write_err())
     }
 
     /// A note of blitty's own in the log (disconnections), on a line of its own.
@@ -135,7 +140,7 @@ impl Log {
         }
         line.push_str(&format!("[blitty {}: {text}]\n", timestamp(SystemTime::now()).trim_end()));
         self.at_line_start = true;
-        self.file.write_all(line.as_bytes()).map_err(Error::LogWrite)
+        (&self.file).write_all(line.as_bytes()).map_err(self.write_err())
     }
 }
 
@@ -243,6 +248,8 @@ fn read_file(name: &str) -> Result<Vec<u8>, String> {
 struct Console {
     opts: Options,
     line: Option<OwnedFd>,
+    /// Gives the device its settings back when the console ends or the device goes away.
+    device_guard: Option<crate::restore::DeviceGuard>,
     log: Option<Log>,
     term: Terminal,
     hex_term: Terminal,
@@ -298,6 +305,7 @@ impl Console {
 
     fn disconnected(&mut self, why: &str) -> Result<(), Error> {
         self.line = None;
+        self.device_guard = None;
         self.to_line.clear();
         if self.transfer.take().is_some() {
             self.say("transfer aborted: the device went away");
@@ -312,11 +320,9 @@ impl Console {
     }
 
     fn try_reconnect(&mut self) -> Result<(), Error> {
-        let Ok(fd) = serial::open(&self.opts.device) else { return Ok(()) };
-        if serial::configure(&fd, &self.opts.device, &self.opts.settings).is_err() {
-            return Ok(());
-        }
+        let Ok((fd, guard)) = serial::open_configured(&self.opts.device, &self.opts.settings) else { return Ok(()) };
         self.line = Some(fd);
+        self.device_guard = Some(guard);
         self.reconnects += 1;
         let text = format!("{} is back", self.opts.device.display());
         if let Some(log) = self.log.as_mut() {
@@ -548,8 +554,7 @@ impl Console {
 
 /// Runs the console until Ctrl-] q (status 0) or a signal that ends blitty (128 + it).
 pub fn run(opts: Options) -> Result<i32, Error> {
-    let fd = serial::open(&opts.device)?;
-    serial::configure(&fd, &opts.device, &opts.settings)?;
+    let (fd, device_guard) = serial::open_configured(&opts.device, &opts.settings)?;
     if !host::is_terminal() {
         return Err(Error::NotATerminal);
     }
@@ -561,9 +566,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let (cols, rows) = (size.cols as usize, size.rows as usize);
     let mut signals = Signals::new(&[SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
     let mut presenter = AnsiPresenter::new(cols, rows);
-    let mut leave = Vec::new();
-    presenter.leave(&mut leave);
-    let raw = RawMode::enter(leave)?;
+    let raw = RawMode::enter()?;
     let mut writer = Output::new(host::frame_output()?);
     let mut first = Vec::new();
     presenter.enter(&mut first);
@@ -576,6 +579,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         hex: opts.hex.then(HexDump::default),
         echo: opts.echo,
         line: Some(fd),
+        device_guard: Some(device_guard),
         log,
         to_line: Vec::new(),
         transfer: None,

@@ -1,60 +1,40 @@
 //! The host terminal: raw mode, its size, and a restore that always runs — on return, on a
-//! signal that ends blitty, and from the panic hook.
+//! signal that ends blitty, from the panic hook, and on an abort ([`crate::restore`]).
 
-use std::io::{self, Write};
-use std::sync::Mutex;
+use std::io;
 
-use rustix::termios::{tcgetattr, tcgetwinsize, tcsetattr, OptionalActions, Termios};
+use rustix::termios::{tcgetattr, tcgetwinsize, tcsetattr, OptionalActions};
 
 use crate::pty::Size;
+use crate::restore::HostGuard;
 
-/// What restoring the host needs: its saved termios and the bytes that undo blitty's modes.
-struct Saved {
-    termios: Termios,
-    leave: Vec<u8>,
-}
-
-static SAVED: Mutex<Option<Saved>> = Mutex::new(None);
-
-/// The host terminal in raw mode; dropping it restores the host.
-pub struct RawMode(());
+/// The host terminal in raw mode; dropping it restores the host (see [`crate::restore`]: the
+/// same restore runs from the panic hook and, with the constant reset bytes, on an abort).
+pub struct RawMode(HostGuard);
 
 impl RawMode {
-    /// Puts standard input's terminal in raw mode. `leave` is written to standard output when
-    /// the host is restored (it takes back what blitty's frames changed).
-    pub fn enter(leave: Vec<u8>) -> io::Result<RawMode> {
+    /// Puts standard input's terminal in raw mode.
+    pub fn enter() -> io::Result<RawMode> {
         let stdin = rustix::stdio::stdin();
         let termios = tcgetattr(stdin)?;
         let mut raw = termios.clone();
         raw.make_raw();
+        let guard = HostGuard::save(termios);
         tcsetattr(stdin, OptionalActions::Now, &raw)?;
-        *SAVED.lock().unwrap_or_else(|e| e.into_inner()) = Some(Saved { termios, leave });
-        Ok(RawMode(()))
+        Ok(RawMode(guard))
     }
 
-    /// Replaces the bytes written when the host is restored.
+    /// Replaces the bytes written when the host is restored normally (they must end every mode
+    /// blitty may have turned on: [`blitty_present::ansi::RESET_HOST`]).
     pub fn set_leave(&self, leave: Vec<u8>) {
-        if let Some(saved) = SAVED.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-            saved.leave = leave;
-        }
+        self.0.set_leave(leave);
     }
 }
 
-impl Drop for RawMode {
-    fn drop(&mut self) {
-        restore_now();
-    }
-}
-
-/// Restores the host terminal if blitty changed it (idempotent; safe from a panic hook).
+/// Restores the host terminal and a serial device if blitty changed them (idempotent; safe
+/// from a panic hook).
 pub fn restore_now() {
-    let saved = SAVED.lock().unwrap_or_else(|e| e.into_inner()).take();
-    if let Some(saved) = saved {
-        let mut out = io::stdout().lock();
-        let _ = out.write_all(&saved.leave);
-        let _ = out.flush();
-        let _ = tcsetattr(rustix::stdio::stdin(), OptionalActions::Now, &saved.termios);
-    }
+    crate::restore::restore_all();
 }
 
 /// The host terminal opened again for writing frames, non-blocking. Opening it by name gives
@@ -77,10 +57,15 @@ pub fn is_terminal() -> bool {
     rustix::termios::isatty(rustix::stdio::stdin()) && rustix::termios::isatty(rustix::stdio::stdout())
 }
 
-/// The host terminal's size (80x24 when it does not say).
+/// The host terminal's size (80x24 when it does not say), at most the engine's largest
+/// screen (`MAX_COLS` x `MAX_ROWS`): a larger host shows blitty's screen in its top-left part,
+/// and the program is told the size it is really drawn at.
 pub fn size() -> Size {
+    use blitty_vt::term::{MAX_COLS, MAX_ROWS};
     match tcgetwinsize(rustix::stdio::stdout()) {
-        Ok(w) if w.ws_col > 0 && w.ws_row > 0 => Size { cols: w.ws_col, rows: w.ws_row },
+        Ok(w) if w.ws_col > 0 && w.ws_row > 0 => {
+            Size { cols: w.ws_col.min(MAX_COLS as u16), rows: w.ws_row.min(MAX_ROWS as u16) }
+        }
         _ => Size { cols: 80, rows: 24 },
     }
 }

@@ -77,6 +77,17 @@ pub fn open(path: &Path) -> Result<OwnedFd, Error> {
     Ok(fd)
 }
 
+/// Opens `path` and sets it up with `s`, keeping what it was set to before in the returned
+/// guard: the device gets its termios back when the guard is dropped, from the panic hook, and
+/// on an abort ([`crate::restore`]), as tio and picocom give a line back.
+pub fn open_configured(path: &Path, s: &Settings) -> Result<(OwnedFd, crate::restore::DeviceGuard), Error> {
+    let fd = open(path)?;
+    let guard = crate::restore::DeviceGuard::save(&fd)
+        .map_err(|cause| Error::Setup { path: path.display().to_string(), cause })?;
+    configure(&fd, path, s)?;
+    Ok((fd, guard))
+}
+
 /// Sets the line up raw with `s` (data bits, parity, stop bits, flow control, VMIN/VTIME, baud).
 pub fn configure(fd: impl AsFd, path: &Path, s: &Settings) -> Result<(), Error> {
     let setup = |e: rustix::io::Errno| Error::Setup { path: path.display().to_string(), cause: e.into() };

@@ -52,12 +52,12 @@ pub struct Stats {
 }
 
 impl Stats {
-    fn write(&self, path: &std::path::Path) -> io::Result<()> {
+    fn write(&self, mut file: &File) -> io::Result<()> {
         let text = format!(
             "seconds {:.6}\nchild_bytes {}\nframes {}\nhost_bytes {}\nsyscr {}\nsyscw {}\ncpu_user {:.3}\ncpu_sys {:.3}\ncpu {:.6}\n",
             self.seconds, self.child_bytes, self.frames, self.host_bytes, self.syscr, self.syscw, self.cpu_user, self.cpu_sys, self.cpu
         );
-        std::fs::write(path, text)
+        file.write_all(text.as_bytes())
     }
 
     /// Fills the CPU counters from /proc/self, and adds this thread's system calls.
@@ -91,7 +91,11 @@ pub enum Error {
     Spawn { program: String, cause: io::Error },
     #[error("cannot create the log file {path}: {cause}")]
     Log { path: String, cause: io::Error },
-    #[error("{0}")]
+    #[error("cannot write the log file {path}: {cause}")]
+    LogWrite { path: String, cause: io::Error },
+    #[error("cannot create the statistics file {path}: {cause}")]
+    Stats { path: String, cause: io::Error },
+    #[error(transparent)]
     Io(#[from] io::Error),
 }
 
@@ -233,22 +237,30 @@ fn shell_status(status: std::process::ExitStatus) -> i32 {
 /// Runs the session until the child exits (its status is returned) or blitty is told to stop
 /// by a signal (128 + that signal).
 pub fn run(opts: Options) -> Result<i32, Error> {
-    if !host::is_terminal() {
-        return Err(Error::NotATerminal);
-    }
+    // Every output file is opened before the program starts, so a bad path is said at once,
+    // naming the file, and never after the program ran.
     let mut log = match &opts.log {
         Some(path) => Some(File::create(path).map_err(|cause| Error::Log { path: path.display().to_string(), cause })?),
         None => None,
     };
+    let log_error =
+        |cause| Error::LogWrite { path: opts.log.as_ref().map(|p| p.display().to_string()).unwrap_or_default(), cause };
+    let stats_file = match &opts.stats {
+        Some(path) => {
+            Some(File::create(path).map_err(|cause| Error::Stats { path: path.display().to_string(), cause })?)
+        }
+        None => None,
+    };
+    if !host::is_terminal() {
+        return Err(Error::NotATerminal);
+    }
     let mut size = host::size();
     let program = opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
     let mut pty = pty::spawn(&opts.argv, size).map_err(|cause| Error::Spawn { program, cause })?;
     let mut signals = Signals::new(&[SIGWINCH, SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
     let mut term = Terminal::with_scrollback(size.cols as usize, size.rows as usize, opts.scrollback);
     let mut presenter = AnsiPresenter::new(size.cols as usize, size.rows as usize);
-    let mut leave = Vec::new();
-    presenter.leave(&mut leave);
-    let raw = RawMode::enter(leave)?;
+    let raw = RawMode::enter()?;
     let mut writer = Output { fd: host::frame_output()?, pending: Vec::new(), at: 0 };
     let mut first = Vec::new();
     presenter.enter(&mut first);
@@ -367,7 +379,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         taken += n;
                         child_bytes += n as u64;
                         if let Some(f) = log.as_mut() {
-                            f.write_all(&buf[..n])?;
+                            f.write_all(&buf[..n]).map_err(log_error)?;
                         }
                         term.feed(&buf[..n]);
                         dirty = true;
@@ -408,7 +420,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                             Ok(n) if n > 0 => {
                                 child_bytes += n as u64;
                                 if let Some(f) = log.as_mut() {
-                                    f.write_all(&buf[..n])?;
+                                    f.write_all(&buf[..n]).map_err(log_error)?;
                                 }
                                 term.feed(&buf[..n]);
                             }
@@ -456,7 +468,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         // blitty does not wait long for a child that ignores it.
         pty.hang_up(Duration::from_secs(1));
     }
-    if let Some(path) = &opts.stats {
+    if let (Some(file), Some(path)) = (&stats_file, &opts.stats) {
         let mut stats = Stats {
             seconds: started.elapsed().as_secs_f64(),
             child_bytes,
@@ -465,7 +477,10 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             ..Stats::default()
         };
         stats.read_process();
-        stats.write(path)?;
+        // The session is over: a failure here is said, but the program's status stands.
+        if let Err(e) = stats.write(file) {
+            eprintln!("blitty: cannot write the statistics file {}: {e}", path.display());
+        }
     }
     Ok(status)
 }

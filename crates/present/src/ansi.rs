@@ -74,6 +74,16 @@ impl HostModes {
     }
 }
 
+/// What gives a host terminal back after blitty drew on it: every mode a frame can turn on,
+/// turned off, whatever was sent. SGR reset; normal cursor keys (DECCKM) and numeric keypad
+/// (DECKPNM); normal video (DECSCNM); every mouse tracking mode (9, 1000, 1002, 1003) and
+/// encoding (1005, 1006, 1015, 1016); focus events (1004); bracketed paste (2004); the default
+/// cursor shape (DECSCUSR 0); autowrap on; cursor shown; the main screen (1049). It is a
+/// constant so that it can be written from anywhere, a signal handler included: the restore
+/// after a panic or an abort must not depend on state that may be what broke.
+pub const RESET_HOST: &[u8] = b"\x1b[0m\x1b[?1l\x1b>\x1b[?5l\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\
+\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l\x1b[?1004l\x1b[?2004l\x1b[0 q\x1b[?7h\x1b[?25h\x1b[?1049l";
+
 /// The DEC private mode that turns on mouse tracking `m`.
 fn mouse_mode(m: MouseTracking) -> Option<u32> {
     match m {
@@ -163,11 +173,10 @@ impl AnsiPresenter {
         self.full = true;
     }
 
-    /// Gives the host back: modes blitty changed are reset, the main screen restored, the
-    /// cursor shown, SGR reset.
+    /// Gives the host back: [`RESET_HOST`], whatever the presenter believes the host has on.
     pub fn leave(&mut self, out: &mut Vec<u8>) {
-        self.set_modes(HostModes::initial(), out);
-        out.extend_from_slice(b"\x1b[0m\x1b[?25h\x1b[?1049l");
+        self.modes = HostModes::initial();
+        out.extend_from_slice(RESET_HOST);
     }
 
     /// Writes the frame that makes the host show `view` into `out` (appended). The caller

@@ -54,9 +54,22 @@ pub struct Region {
     pub right: usize,
 }
 
+/// The most cells the scrollback of one screen holds (256 MiB of cells): with the largest
+/// scrollback (`term::MAX_SCROLLBACK` lines) a screen wider than 335 columns keeps fewer lines
+/// than asked, so that memory is bounded by a documented figure whatever the width. The default
+/// scrollback is never cut by it (10,000 lines of up to `term::MAX_COLS` columns fit).
+pub const MAX_HISTORY_CELLS: usize = 32 << 20;
+
+/// History lines kept at `cols` columns when `scrollback` lines are asked for.
+pub fn history_cap(scrollback: usize, cols: usize) -> usize {
+    scrollback.min(MAX_HISTORY_CELLS / cols.max(1))
+}
+
 pub struct Grid {
     cols: usize,
     rows: usize,
+    /// The scrollback asked for, in lines, and what is kept at this width (`history_cap`).
+    scrollback: usize,
     history_cap: usize,
     cells: Vec<Cell>,
     meta: Vec<RowMeta>,
@@ -67,11 +80,12 @@ pub struct Grid {
 }
 
 impl Grid {
-    pub fn new(cols: usize, rows: usize, history_cap: usize) -> Grid {
+    pub fn new(cols: usize, rows: usize, scrollback: usize) -> Grid {
         let mut g = Grid {
             cols,
             rows,
-            history_cap,
+            scrollback,
+            history_cap: history_cap(scrollback, cols),
             cells: Vec::new(),
             meta: Vec::new(),
             lines: VecDeque::with_capacity(rows),
@@ -200,6 +214,57 @@ impl Grid {
 
     pub fn history_wrapped(&self, i: usize) -> bool {
         self.meta[self.lines[i] as usize].wrapped
+    }
+
+    /// Line `i` of history and visible rows together, 0 being the oldest history line.
+    pub fn line(&self, i: usize) -> &[Cell] {
+        let start = self.lines[i] as usize * self.cols;
+        &self.cells[start..start + self.cols]
+    }
+
+    /// The ring's and the slab's invariants (see `term::integrity`), and each line's `used`
+    /// bound and damage.
+    pub(crate) fn check_structure(&self) -> Result<(), crate::term::Violation> {
+        use crate::term::Violation as V;
+        if self.lines.len() < self.rows {
+            return Err(V::RingLength { lines: self.lines.len(), rows: self.rows });
+        }
+        if self.history_len() > self.history_cap {
+            return Err(V::HistoryOverCap { history: self.history_len(), cap: self.history_cap });
+        }
+        let allocated = self.meta.len();
+        if self.cells.len() != allocated * self.cols {
+            return Err(V::SlabSize { cells: self.cells.len(), rows_allocated: allocated, cols: self.cols });
+        }
+        let mut seen = vec![false; allocated];
+        for &id in self.lines.iter().chain(self.free.iter()) {
+            match seen.get_mut(id as usize) {
+                Some(s) if !*s => *s = true,
+                _ => return Err(V::RowIdsNotAPartition { ids: self.lines.len() + self.free.len(), allocated }),
+            }
+        }
+        if self.lines.len() + self.free.len() != allocated {
+            return Err(V::RowIdsNotAPartition { ids: self.lines.len() + self.free.len(), allocated });
+        }
+        for (line, &id) in self.lines.iter().enumerate() {
+            let meta = self.meta[id as usize];
+            let used = meta.used as usize;
+            if used > self.cols {
+                return Err(V::UsedPastColumns { line, used, cols: self.cols });
+            }
+            if meta.dirty.0 < meta.dirty.1 && meta.dirty.1 as usize > self.cols {
+                return Err(V::DamagePastColumns { line, end: meta.dirty.1 as usize, cols: self.cols });
+            }
+            if let Some(col) = self.line(line)[used..].iter().position(|&c| c != Cell::blank(0)) {
+                return Err(V::NotBlankPastUsed { line, col: used + col });
+            }
+        }
+        Ok(())
+    }
+
+    /// Cells in history and visible rows (what marking live ids visits).
+    pub fn cells_in_use(&self) -> usize {
+        self.lines.len() * self.cols
     }
 
     /// Every cell in use, history and visible (for marking live style ids).
@@ -365,6 +430,13 @@ impl Grid {
     pub fn resize(&mut self, cols: usize, rows: usize, cursor_y: usize) -> usize {
         let mut cursor_y = cursor_y;
         if cols != self.cols {
+            // At the new width the scrollback may hold fewer lines (MAX_HISTORY_CELLS): the
+            // oldest go first.
+            self.history_cap = history_cap(self.scrollback, cols);
+            while self.history_len() > self.history_cap {
+                let id = self.lines.pop_front().expect("history is not empty");
+                self.free.push(id);
+            }
             let old = self.cols;
             let mut cells = Vec::with_capacity(self.lines.len() * cols);
             let mut meta = Vec::with_capacity(self.lines.len());

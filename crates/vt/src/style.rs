@@ -2,13 +2,15 @@
 //!
 //! A [`Style`] is everything SGR (and OSC 8) can attach to a cell. Cells hold a `u32` id
 //! into a [`StyleTable`]; the same table shape ([`Interner`]) holds grapheme clusters and
-//! hyperlink targets. Interners never grow without bound: when one reaches its threshold the
-//! screen marks the ids its cells still use and the interner frees the rest
-//! ([`Interner::sweep`]); the threshold then becomes twice what survived, so collection is
-//! amortised O(1) per new entry and memory stays proportional to the cells that exist.
+//! hyperlink targets. Interners never grow without bound: when one has taken its allowance of
+//! new entries the screen marks the ids its cells still use and the interner frees the rest
+//! ([`Interner::sweep`]). The next allowance is at least what survived and at least a quarter
+//! of the cells the collection had to scan, so a collection's work is paid for by the entries
+//! added since the last one (amortised O(1) per new entry, whatever the scrollback holds), and
+//! memory stays proportional to the cells that exist.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 
 /// A colour as SGR sets it: the terminal default, one of 256 palette entries, or RGB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -119,17 +121,32 @@ impl Hash for Style {
     }
 }
 
-/// A small, fast hash (the multiply-rotate of Firefox and rustc) for interning keys that no
-/// adversary can pick to collide badly: a flood of collisions would only slow interning.
-#[derive(Default)]
+/// The interners' hash: Firefox's and rustc's multiply-rotate step per word, started from a
+/// per-table random seed and finished with murmur3's avalanche (`fmix64`).
+///
+/// Why the finish matters: the multiply-rotate step carries a difference only towards the high
+/// bits, and the table picks buckets by the low bits. Values that differ only in a word's high
+/// half (an underline colour packed above the attributes, a grapheme cluster or hyperlink whose
+/// distinct bytes come late in a chunk) then fell into a few buckets, and interning N of them
+/// took time growing as N² (800,000 distinct underline colours: 10 s). The avalanche makes every
+/// input bit reach every output bit; the seed keeps a program from choosing values that collide
+/// on purpose (it would have to guess the seed).
+#[derive(Clone, Copy)]
 pub struct FxHasher(u64);
 
 impl Hasher for FxHasher {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
             let mut buf = [0u8; 8];
-            buf[..chunk.len()].copy_from_slice(chunk);
+            buf.copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(buf));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
             self.write_u64(u64::from_le_bytes(buf));
         }
     }
@@ -153,12 +170,43 @@ impl Hasher for FxHasher {
     fn write_usize(&mut self, i: usize) {
         self.write_u64(i as u64)
     }
+    #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        fmix64(self.0)
     }
 }
 
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// murmur3's 64-bit finaliser: every input bit flips each output bit with probability ~1/2.
+#[inline]
+pub fn fmix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// Builds [`FxHasher`]s from one random seed per table (std's per-process random keys, so the
+/// engine needs no I/O for it).
+#[derive(Clone, Copy)]
+pub struct SeededState(u64);
+
+impl Default for SeededState {
+    fn default() -> Self {
+        use std::hash::BuildHasher;
+        SeededState(std::collections::hash_map::RandomState::new().hash_one(0x006c_6974_7479_u64))
+    }
+}
+
+impl std::hash::BuildHasher for SeededState {
+    type Hasher = FxHasher;
+    #[inline]
+    fn build_hasher(&self) -> FxHasher {
+        FxHasher(self.0)
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, SeededState>;
 
 /// A table of distinct values addressed by `u32` ids, with mark-and-sweep reclamation.
 /// Ids below `pinned` are never freed (the default style is id 0).
@@ -167,23 +215,27 @@ pub struct Interner<T: Hash + Eq + Clone> {
     ids: FxMap<T, u32>,
     free: Vec<u32>,
     pinned: u32,
-    threshold: usize,
-    min_threshold: usize,
+    /// New entries since the last sweep, and how many are allowed before the next one.
+    added: usize,
+    allowance: usize,
+    min_allowance: usize,
 }
 
 impl<T: Hash + Eq + Clone> Interner<T> {
-    pub fn new(pinned: &[T], min_threshold: usize) -> Self {
+    pub fn new(pinned: &[T], min_allowance: usize) -> Self {
         let mut me = Interner {
             items: Vec::new(),
             ids: FxMap::default(),
             free: Vec::new(),
             pinned: pinned.len() as u32,
-            threshold: min_threshold,
-            min_threshold,
+            added: 0,
+            allowance: min_allowance,
+            min_allowance,
         };
         for p in pinned {
             me.intern(p);
         }
+        me.added = 0;
         me
     }
 
@@ -191,36 +243,48 @@ impl<T: Hash + Eq + Clone> Interner<T> {
         self.items.get(id as usize).and_then(|v| v.as_ref())
     }
 
-    pub fn lookup(&self, value: &T) -> Option<u32> {
+    pub fn lookup<Q: Hash + Eq + ?Sized>(&self, value: &Q) -> Option<u32>
+    where
+        T: std::borrow::Borrow<Q>,
+    {
         self.ids.get(value).copied()
     }
 
     /// Whether inserting a new value should first be preceded by a collection.
     pub fn wants_collection(&self) -> bool {
-        self.free.is_empty() && self.items.len() >= self.threshold
+        self.added >= self.allowance
     }
 
     /// The id of `value`, adding it if new (one hash either way). Callers run a collection
     /// first when [`Self::wants_collection`] says so.
     pub fn intern(&mut self, value: &T) -> u32 {
-        use std::collections::hash_map::Entry;
-        match self.ids.entry(value.clone()) {
-            Entry::Occupied(e) => *e.get(),
-            Entry::Vacant(e) => {
-                let id = match self.free.pop() {
-                    Some(id) => {
-                        self.items[id as usize] = Some(value.clone());
-                        id
-                    }
-                    None => {
-                        self.items.push(Some(value.clone()));
-                        (self.items.len() - 1) as u32
-                    }
-                };
-                e.insert(id);
+        self.intern_with(value, || value.clone())
+    }
+
+    /// [`Self::intern`] by a borrowed form of the value (`&str` for `Box<str>`): the owned value
+    /// is made only when it is new.
+    pub fn intern_with<Q: Hash + Eq + ?Sized>(&mut self, key: &Q, owned: impl Fn() -> T) -> u32
+    where
+        T: std::borrow::Borrow<Q>,
+    {
+        // Looked up first so that a value already held is neither cloned nor allocated (the
+        // common case); only a new value is hashed a second time, to insert it.
+        if let Some(&id) = self.ids.get(key) {
+            return id;
+        }
+        self.added += 1;
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.items[id as usize] = Some(owned());
                 id
             }
-        }
+            None => {
+                self.items.push(Some(owned()));
+                (self.items.len() - 1) as u32
+            }
+        };
+        self.ids.insert(owned(), id);
+        id
     }
 
     /// The number of id slots, live or free: marks are indexed by id below this.
@@ -229,7 +293,8 @@ impl<T: Hash + Eq + Clone> Interner<T> {
     }
 
     /// Frees every id not marked (and not pinned); `live[id]` says whether id is in use.
-    pub fn sweep(&mut self, live: &[bool]) {
+    /// `scanned` is the work the marking took (cells visited): the next allowance covers it.
+    pub fn sweep(&mut self, live: &[bool], scanned: usize) {
         let mut kept = 0;
         for id in self.pinned as usize..self.items.len() {
             if live.get(id).copied().unwrap_or(false) {
@@ -239,9 +304,10 @@ impl<T: Hash + Eq + Clone> Interner<T> {
                 self.free.push(id as u32);
             }
         }
-        self.threshold = (2 * kept).max(self.min_threshold);
+        self.added = 0;
+        self.allowance = kept.max(self.min_allowance).max(scanned / 4);
         // Room for everything until the next collection, so the table never rehashes between.
-        self.ids.reserve(self.threshold.saturating_sub(self.ids.len()));
+        self.ids.reserve(self.allowance);
     }
 
     /// Live entries (for tests and memory reports).
@@ -256,7 +322,7 @@ impl<T: Hash + Eq + Clone> Interner<T> {
     /// Drops everything but the pinned entries.
     pub fn clear(&mut self) {
         let none = vec![false; self.items.len()];
-        self.sweep(&none);
+        self.sweep(&none, 0);
     }
 }
 
@@ -282,7 +348,7 @@ mod tests {
         assert_ne!(r, b);
         let mut live = vec![false; t.capacity()];
         live[b as usize] = true;
-        t.sweep(&live);
+        t.sweep(&live, 0);
         assert_eq!(t.get(r as usize as u32), None);
         assert_eq!(t.get(b), Some(&blue));
         assert_eq!(t.get(0), Some(&Style::default()), "the default style is pinned");

@@ -93,3 +93,4 @@ impl Drop for Tmux {
 pub fn tmux_available() -> bool {
     Command::new("tmux").arg("-V").output().map(|o| o.status.success()).unwrap_or(false)
 }
+pub mod hostpty;

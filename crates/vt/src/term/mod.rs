@@ -5,6 +5,7 @@
 mod cursor;
 mod dispatch;
 mod edit;
+mod integrity;
 mod modes;
 mod report;
 mod sgr;
@@ -15,6 +16,7 @@ use crate::cell::Cell;
 use crate::grid::Grid;
 use crate::style::{new_style_table, Interner, Style, StyleTable};
 
+pub use integrity::Violation;
 pub use modes::{CursorShape, Modes, MouseEncoding, MouseTracking};
 pub use state::Charset;
 
@@ -28,6 +30,15 @@ pub const MAX_CLUSTER: usize = 64;
 pub const MAX_LINK: usize = 2048;
 /// Scrollback lines kept by default.
 pub const DEFAULT_SCROLLBACK: usize = 10_000;
+/// The most scrollback lines a screen keeps (alacritty's maximum too); larger requests are
+/// clamped here and refused by the command line. Memory is further bounded by
+/// [`crate::grid::MAX_HISTORY_CELLS`].
+pub const MAX_SCROLLBACK: usize = 100_000;
+/// The widest screen, in columns: more than a 7680-pixel-wide display shows with a 4-pixel font.
+/// Wider requests are clamped here and refused by the command line.
+pub const MAX_COLS: usize = 2048;
+/// The tallest screen, in rows: more than an 8192-pixel-tall display shows with an 8-pixel font.
+pub const MAX_ROWS: usize = 1024;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cursor {
@@ -76,11 +87,18 @@ pub struct Screen {
     /// The last graphic character printed, for REP.
     last_char: Option<char>,
     bells: u64,
+    /// Garbage collections of the interned tables, and the cells they scanned (see
+    /// [`Screen::collector_work`]).
+    collections: u64,
+    cells_scanned: u64,
 }
 
 impl Screen {
+    /// A screen of `cols` x `rows` (each clamped to 1 and [`MAX_COLS`] / [`MAX_ROWS`]) keeping
+    /// `scrollback` lines (at most [`MAX_SCROLLBACK`]).
     pub fn new(cols: usize, rows: usize, scrollback: usize) -> Screen {
-        let (cols, rows) = (cols.clamp(1, u16::MAX as usize - 1), rows.clamp(1, u16::MAX as usize - 1));
+        let (cols, rows) = (cols.clamp(1, MAX_COLS), rows.clamp(1, MAX_ROWS));
+        let scrollback = scrollback.min(MAX_SCROLLBACK);
         Screen {
             cols,
             rows,
@@ -106,6 +124,8 @@ impl Screen {
             replies: Vec::new(),
             last_char: None,
             bells: 0,
+            collections: 0,
+            cells_scanned: 0,
         }
     }
 
@@ -232,6 +252,17 @@ impl Screen {
             + self.tabs.capacity()
     }
 
+    /// Collections of the interned tables so far and the cells they scanned: the work a flood of
+    /// distinct styles, clusters or links costs, which must stay proportional to what was fed.
+    pub fn collector_work(&self) -> (u64, u64) {
+        (self.collections, self.cells_scanned)
+    }
+
+    /// Interned grapheme clusters and hyperlinks held (live or awaiting collection).
+    pub fn interned_lens(&self) -> (usize, usize, usize) {
+        (self.styles.len(), self.clusters.len(), self.links.len())
+    }
+
     /// Interned styles in use (for tests of the collector).
     pub fn styles_len(&self) -> usize {
         self.styles.len()
@@ -304,6 +335,9 @@ impl Screen {
     fn collect_garbage(&mut self) {
         let mut styles = vec![false; self.styles.capacity()];
         let mut clusters = vec![false; self.clusters.capacity()];
+        let scanned = self.main.cells_in_use() + self.alt.cells_in_use();
+        self.collections += 1;
+        self.cells_scanned += scanned as u64;
         for grid in [&self.main, &self.alt] {
             grid.for_each_cell(|c| {
                 if let Some(s) = styles.get_mut(c.style() as usize) {
@@ -314,8 +348,8 @@ impl Screen {
                 }
             });
         }
-        self.styles.sweep(&styles);
-        self.clusters.sweep(&clusters);
+        self.styles.sweep(&styles, scanned);
+        self.clusters.sweep(&clusters, scanned);
         // The pen's ids may have been freed if no cell used them.
         self.pen.id = None;
         self.pen.blank = None;
@@ -334,7 +368,17 @@ impl Screen {
         for saved in [&self.saved_main, &self.saved_alt].into_iter().flatten() {
             mark_link(&saved.style);
         }
-        self.links.sweep(&links);
+        self.links.sweep(&links, scanned);
+        #[cfg(debug_assertions)]
+        self.assert_integrity(integrity::Extent::Full);
+    }
+
+    /// Panics naming the broken invariant (debug builds only call this).
+    #[cfg(debug_assertions)]
+    fn assert_integrity(&self, extent: integrity::Extent) {
+        if let Err(v) = self.check(extent) {
+            panic!("{v}");
+        }
     }
 
     /// Marks columns `[start, end)` of row `y` dirty.
@@ -384,9 +428,10 @@ impl Screen {
         }
     }
 
-    /// Changes the size, keeping text (no reflow), resetting margins, clamping the cursor.
+    /// Changes the size (each side clamped as in [`Screen::new`]), keeping text (no reflow),
+    /// resetting margins, clamping the cursor.
     pub fn resize(&mut self, cols: usize, rows: usize) {
-        let (cols, rows) = (cols.clamp(1, u16::MAX as usize - 1), rows.clamp(1, u16::MAX as usize - 1));
+        let (cols, rows) = (cols.clamp(1, MAX_COLS), rows.clamp(1, MAX_ROWS));
         if (cols, rows) == (self.cols, self.rows) {
             return;
         }
@@ -437,6 +482,8 @@ impl Terminal {
     /// Parses `bytes` into the screen. Input may be split anywhere.
     pub fn feed(&mut self, bytes: &[u8]) {
         self.parser.advance(&mut self.screen, bytes);
+        #[cfg(debug_assertions)]
+        self.screen.assert_integrity(integrity::Extent::Recent);
     }
 
     pub fn screen(&self) -> &Screen {
@@ -449,6 +496,8 @@ impl Terminal {
 
     pub fn resize(&mut self, cols: usize, rows: usize) {
         self.screen.resize(cols, rows);
+        #[cfg(debug_assertions)]
+        self.screen.assert_integrity(integrity::Extent::Full);
     }
 
     pub fn take_replies(&mut self) -> Vec<u8> {

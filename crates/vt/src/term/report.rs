@@ -7,16 +7,19 @@ use super::{Screen, MAX_LINK, MAX_TITLE};
 
 impl Screen {
     /// DSR (CSI Ps n): 5 answers "OK" (CSI 0 n); 6 reports the cursor (CPR, CSI r ; c R),
-    /// relative to the margins in origin mode.
+    /// relative to the margins in origin mode. A cursor above or left of the margins (a
+    /// restore can leave it there, as in xterm) is reported on the first row or column: a
+    /// report never names a position off the screen.
     pub(crate) fn device_status(&mut self, ps: u16, private: bool) {
         match ps {
             5 if !private => self.reply(b"\x1b[0n"),
             6 => {
                 let (mut r, mut c) = (self.cursor.y + 1, self.cursor.x + 1);
                 if self.modes.origin {
-                    r -= self.top;
-                    c -= self.left;
+                    r = r.saturating_sub(self.top).max(1);
+                    c = c.saturating_sub(self.left).max(1);
                 }
+                let (r, c) = (r.min(self.rows), c.min(self.cols));
                 let answer = if private { format!("\x1b[?{r};{c}R") } else { format!("\x1b[{r};{c}R") };
                 self.reply(answer.as_bytes());
             }
@@ -66,11 +69,10 @@ impl Screen {
             }
             let id = params.split(|&b| b == b':').find_map(|p| p.strip_prefix(b"id=")).unwrap_or(b"");
             let key = format!("{}\u{0}{}", String::from_utf8_lossy(id), String::from_utf8_lossy(uri));
-            let key = key.into_boxed_str();
-            if self.links.lookup(&key).is_none() && self.links.wants_collection() {
+            if self.links.wants_collection() && self.links.lookup(key.as_str()).is_none() {
                 self.collect_garbage();
             }
-            style.link = self.links.intern(&key) + 1;
+            style.link = self.links.intern_with(key.as_str(), || key.as_str().into()) + 1;
         }
         self.set_pen(style);
     }

@@ -127,11 +127,18 @@ impl Screen {
         self.set_pen(saved.style);
         self.charsets = saved.charsets;
         self.modes.origin = saved.origin;
-        self.cursor = Cursor {
-            x: saved.cursor.x.min(self.cols - 1),
-            y: saved.cursor.y.min(self.rows - 1),
-            pending_wrap: saved.cursor.pending_wrap && saved.cursor.x == self.cols - 1,
-        };
+        // xterm (CursorRestore): in origin mode the saved position is made relative to the
+        // margins and set as CUP would, so it is confined to the bottom and (with DECLRMM) the
+        // right margin; it may stay above or left of the margins, as xterm's does.
+        let (mut x, mut y) = (saved.cursor.x.min(self.cols - 1), saved.cursor.y.min(self.rows - 1));
+        if self.modes.origin {
+            y = y.min(self.bottom);
+            if self.modes.left_right_margins {
+                x = x.min(self.right);
+            }
+        }
+        self.cursor =
+            Cursor { x, y, pending_wrap: saved.cursor.pending_wrap && x == saved.cursor.x && x == self.cols - 1 };
     }
 
     /// DECSCA (CSI Ps " q): 1 protects characters written from now on from DECSED/DECSEL.

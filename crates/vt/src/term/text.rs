@@ -6,6 +6,22 @@ use unicode_width::UnicodeWidthChar;
 use super::{Screen, MAX_CLUSTER};
 use crate::cell::Cell;
 
+/// The cells a character takes, decided for every value the width table can return:
+/// - no width (C0, DEL, C1 controls): 0 cells, not printed (they are controls, never glyphs);
+/// - 0 (combining marks, ZWJ, variation selectors, ...): joins the previous cell;
+/// - 1 and 2: as the table says (2 for East Asian wide and emoji presentation);
+/// - anything larger (unicode-width 0.2 gives U+17D8 KHMER SIGN BEYYAL 3, for the ligature it
+///   forms in text): 1, as xterm's wcwidth gives for every spacing character outside the wide
+///   ranges. A cell holds one or two columns of a character, never more.
+#[inline]
+pub(crate) fn cell_width(c: char) -> Option<usize> {
+    match c.width() {
+        None => None,
+        Some(w) if w > 2 => Some(1),
+        w => w,
+    }
+}
+
 /// Writes `src` into `dst` (equal lengths) as cells of one style. Indexing both slices by the
 /// same counter lets the compiler vectorise the widening copy.
 #[inline]
@@ -94,7 +110,7 @@ impl Screen {
     /// One graphic character, after charset mapping.
     pub(crate) fn print_char(&mut self, c: char) {
         let c = self.charsets.map(c);
-        let width = c.width().unwrap_or(1);
+        let Some(width) = cell_width(c) else { return };
         if width == 0 {
             return self.combine(c);
         }
@@ -163,10 +179,10 @@ impl Screen {
             return;
         }
         text.push(mark);
-        if self.clusters.wants_collection() && self.clusters.lookup(&text.clone().into_boxed_str()).is_none() {
+        if self.clusters.wants_collection() && self.clusters.lookup(text.as_str()).is_none() {
             self.collect_garbage();
         }
-        let id = self.clusters.intern(&text.into_boxed_str());
+        let id = self.clusters.intern_with(text.as_str(), || text.as_str().into());
         self.grid_mut().row_mut(y)[target] = Cell::cluster(id, cell.is_wide(), cell.style());
         self.touch(y, target, target + 1);
     }

@@ -1,0 +1,183 @@
+//! Giving back what blitty changed, at every end: the host terminal's termios and modes, and a
+//! serial device's termios.
+//!
+//! Ends and what runs at each:
+//! - return, an error, or a signal blitty handles (SIGTERM, SIGHUP, SIGINT, SIGQUIT end the
+//!   event loop): the guards' `Drop`;
+//! - a panic: the panic hook calls [`restore_all`];
+//! - an abort (allocation failure, a stack overflow, `std::process::abort`): no Rust code above
+//!   the failure can run, so a SIGABRT handler ([`arm_abort_handler`]) writes the prepared bytes
+//!   ([`blitty_present::ansi::RESET_HOST`], a constant) and puts back the prepared termios. It
+//!   touches only atomics and makes only write(2) and ioctl(2) calls, which are
+//!   async-signal-safe; it runs before the process dies of the signal.
+//!
+//! Not covered: SIGKILL, and a segmentation fault that is not a stack overflow (no safe Rust
+//! code causes one): nothing in the process runs then.
+//!
+//! What is saved lives behind `AtomicPtr`s to values that are never freed (a few hundred bytes
+//! per session or reconnection), so a handler running on another thread can never read freed
+//! memory; taking a value (`swap` to null) makes every restore happen at most once.
+
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::Mutex;
+
+use blitty_present::ansi::RESET_HOST;
+use rustix::termios::{tcsetattr, OptionalActions, Termios};
+
+/// A terminal's settings as blitty found them, and the file descriptor to put them back on.
+struct Saved {
+    fd: RawFd,
+    termios: Termios,
+}
+
+/// The host terminal (standard input's termios; RESET_HOST goes to standard output).
+static HOST: AtomicPtr<Saved> = AtomicPtr::new(null_mut());
+/// The serial device `blitty serial` set up.
+static DEVICE: AtomicPtr<Saved> = AtomicPtr::new(null_mut());
+/// What the normal end writes to the host instead of RESET_HOST alone (the last frame, the reset,
+/// the program's last screen); a panic or an abort writes RESET_HOST.
+static LEAVE: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+
+fn arm(slot: &AtomicPtr<Saved>, fd: RawFd, termios: Termios) -> *mut Saved {
+    // Leaked on purpose: a signal handler may be reading it (see the module's comment).
+    let saved = Box::into_raw(Box::new(Saved { fd, termios }));
+    slot.store(saved, Ordering::Release);
+    arm_abort_handler();
+    saved
+}
+
+/// Puts the saved termios back, once. Async-signal-safe.
+fn restore_slot(slot: &AtomicPtr<Saved>) -> bool {
+    let saved = slot.swap(null_mut(), Ordering::AcqRel);
+    restore_saved(saved)
+}
+
+/// Puts `saved` back if the slot still holds it (a guard restores only what it saved).
+fn restore_if_current(slot: &AtomicPtr<Saved>, saved: *mut Saved) -> bool {
+    match slot.compare_exchange(saved, null_mut(), Ordering::AcqRel, Ordering::Acquire) {
+        Ok(p) => restore_saved(p),
+        Err(_) => false,
+    }
+}
+
+fn restore_saved(saved: *mut Saved) -> bool {
+    if saved.is_null() {
+        return false;
+    }
+    // SAFETY: `saved` came from `Box::into_raw` in `arm` and is never freed; the swap or
+    // exchange that took it out of its slot gave this call the only claim to it.
+    let saved = unsafe { &*saved };
+    // SAFETY: the descriptor is standard input, or a duplicate the device guard keeps open
+    // until after it has restored (a late restore on a closed number fails harmlessly).
+    let fd = unsafe { BorrowedFd::borrow_raw(saved.fd) };
+    let _ = tcsetattr(fd, OptionalActions::Now, &saved.termios);
+    true
+}
+
+/// Restores the host (the prepared bytes, then standard input's termios) and the serial
+/// device; what was already restored is skipped. Safe to call from a panic hook.
+pub fn restore_all() {
+    restore_host();
+    restore_slot(&DEVICE);
+}
+
+/// The host's part of [`restore_all`]: the leave bytes, then the termios.
+fn restore_host() {
+    if !HOST.load(Ordering::Acquire).is_null() {
+        let leave = LEAVE.lock().unwrap_or_else(|e| e.into_inner()).take();
+        write_all(rustix::stdio::stdout(), leave.as_deref().unwrap_or(RESET_HOST));
+        restore_slot(&HOST);
+    }
+}
+
+/// Writes all of `bytes`, retrying on EINTR and waiting out EAGAIN. Async-signal-safe.
+fn write_all(fd: BorrowedFd<'_>, mut bytes: &[u8]) {
+    let mut spins = 0;
+    while !bytes.is_empty() && spins < 1000 {
+        match rustix::io::write(fd, bytes) {
+            Ok(n) => bytes = &bytes[n..],
+            Err(rustix::io::Errno::INTR) => {}
+            Err(rustix::io::Errno::AGAIN) => {
+                spins += 1;
+                let mut fds = [rustix::event::PollFd::new(&fd, rustix::event::PollFlags::OUT)];
+                let ts = rustix::event::Timespec { tv_sec: 0, tv_nsec: 10_000_000 };
+                let _ = rustix::event::poll(&mut fds, Some(&ts));
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+/// Installs, once, the SIGABRT handler that restores the host and the device (see the module).
+pub fn arm_abort_handler() {
+    static ARMED: AtomicBool = AtomicBool::new(false);
+    if ARMED.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let action = || {
+        if !HOST.load(Ordering::Acquire).is_null() {
+            // Not LEAVE: taking its lock here could deadlock with the code that aborted.
+            write_all(rustix::stdio::stdout(), RESET_HOST);
+            restore_slot(&HOST);
+        }
+        restore_slot(&DEVICE);
+        // Then die of the signal as if no handler had been there (a `kill -ABRT` too, not only
+        // abort(), which would re-raise by itself).
+        let _ = signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGABRT);
+    };
+    // SAFETY: the action only loads and swaps atomics and calls write(2), poll(2), ioctl(2)
+    // (tcsetattr) and signal-hook's emulate_default_handler (sigaction, sigprocmask, raise),
+    // all async-signal-safe; it allocates nothing and takes no lock.
+    let _ = unsafe { signal_hook::low_level::register(signal_hook::consts::SIGABRT, action) };
+}
+
+/// Standard input's terminal as it was before raw mode; dropping it restores the host.
+pub struct HostGuard(());
+
+impl HostGuard {
+    /// Saves the host's current termios (restored at every end, with RESET_HOST written first).
+    pub fn save(termios: Termios) -> HostGuard {
+        *LEAVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        arm(&HOST, rustix::stdio::stdin().as_raw_fd(), termios);
+        HostGuard(())
+    }
+
+    /// What the normal end writes instead of RESET_HOST alone (it must contain it).
+    pub fn set_leave(&self, leave: Vec<u8>) {
+        *LEAVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(leave);
+    }
+}
+
+impl Drop for HostGuard {
+    fn drop(&mut self) {
+        restore_host();
+    }
+}
+
+/// A serial device's termios as blitty found it; dropping the guard puts it back. It keeps a
+/// duplicate of the device's descriptor, so the restore works whoever closed theirs first.
+pub struct DeviceGuard {
+    _fd: OwnedFd,
+    saved: *mut Saved,
+}
+
+impl DeviceGuard {
+    /// Saves `fd`'s current termios. Call before changing them.
+    pub fn save(fd: impl AsFd) -> std::io::Result<DeviceGuard> {
+        let termios = rustix::termios::tcgetattr(&fd)?;
+        let dup = rustix::io::fcntl_dupfd_cloexec(&fd, 3)?;
+        // A guard for an earlier device (before a reconnection) gives up its place: its device
+        // is gone, and its own drop will not touch the new one.
+        restore_slot(&DEVICE);
+        let saved = arm(&DEVICE, dup.as_raw_fd(), termios);
+        Ok(DeviceGuard { _fd: dup, saved })
+    }
+}
+
+impl Drop for DeviceGuard {
+    fn drop(&mut self) {
+        restore_if_current(&DEVICE, self.saved);
+    }
+}
