@@ -19,9 +19,6 @@ fuzz_target!(|data: &[u8]| {
     let mut t = blitty_vt::Terminal::with_scrollback(cols, rows, scrollback);
     for (i, chunk) in input.chunks(split.max(1)).enumerate() {
         t.feed(chunk);
-        if i == resize_at {
-            t.resize(1 + (cols * 7 + 3) % 120, 1 + (rows * 5 + 1) % 50);
-        }
         if let Err(v) = t.screen().check_integrity() {
             panic!("{v}");
         }
@@ -32,6 +29,13 @@ fuzz_target!(|data: &[u8]| {
             let nums: Vec<usize> = report.trim_start_matches('?').split(';').filter_map(|n| n.parse().ok()).collect();
             if let [r, c] = nums[..] {
                 assert!((1..=t.screen().rows()).contains(&r) && (1..=t.screen().cols()).contains(&c), "{report}");
+            }
+        }
+        // Resized after the replies are read: a report names the size it was made at.
+        if i == resize_at {
+            t.resize(1 + (cols * 7 + 3) % 120, 1 + (rows * 5 + 1) % 50);
+            if let Err(v) = t.screen().check_integrity() {
+                panic!("{v}");
             }
         }
     }
