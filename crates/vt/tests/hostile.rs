@@ -266,6 +266,9 @@ fn distinct_styles_clusters_and_links_spread_over_the_table() {
     }
 }
 
+/// Makes the i-th distinct value of a flood.
+type Value<'a> = dyn Fn(usize) -> String + 'a;
+
 /// Feeds `n` distinct values made by `value(i)` at 80x24 after filling the default scrollback,
 /// and returns the cells the collector scanned meanwhile and the tables' sizes.
 fn flood(n: usize, value: impl Fn(usize) -> String) -> (u64, (usize, usize, usize)) {
@@ -308,7 +311,7 @@ fn collecting_distinct_values_costs_the_same_per_value_at_any_count() {
     let overwritten = |i: usize| format!("\r{}", cluster(i));
     // With the entries each value adds to the tables: a printed link is a link and a style, a
     // cluster of three marks is three clusters (one per mark added).
-    let families: [(&str, &dyn Fn(usize) -> String, u64); 5] = [
+    let families: [(&str, &Value<'_>, u64); 5] = [
         ("underline colours", &underline, 1),
         ("links", &link, 2),
         ("clusters", &cluster, 3),
