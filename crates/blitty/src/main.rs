@@ -1,8 +1,10 @@
 //! # blitty: the command line
 //!
 //! Parses arguments and runs one subcommand; the work itself lives in the library crates
-//! (`blitty-vt` the engine, `blitty-lab` the benchmarks). Errors are one sentence on stderr and
-//! exit status 2.
+//! (`blitty-vt` the engine, `blitty-io` ptys, serial lines and the event loops). The benchmarks
+//! are a program of their own (`blitty-lab`, which `blitty bench` runs), so this binary carries
+//! no peer engine and no allocator of the lab's. Argument errors are the parser's message,
+//! usage and hint; other errors one sentence on stderr; both exit with status 2.
 
 mod replay;
 mod run;
@@ -10,14 +12,15 @@ mod serial;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
-/// Counts heap bytes so `blitty bench` can report each engine's memory.
-#[global_allocator]
-static ALLOC: blitty_lab::alloc::Counting = blitty_lab::alloc::Counting;
+mod bench;
+
+/// The version and the git commit it was built from.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("BLITTY_COMMIT"), ")");
 
 #[derive(Parser)]
-#[command(name = "blitty", version, about = "A terminal stack that keeps up with its line")]
+#[command(name = "blitty", version = VERSION, about = "A terminal stack that keeps up with its line")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -31,11 +34,20 @@ enum Command {
     Replay(replay::Args),
     /// Run a program in a pty and show it in this terminal as frames (default: $SHELL).
     Run(run::Args),
-    /// Measure speed: the engine against peer engines on built-in workloads.
-    Bench(blitty_lab::cli::BenchArgs),
-    /// The benchmarks' C probes, run in a child process of `blitty bench`.
-    #[command(hide = true)]
-    Probe(blitty_lab::cli::ProbeArgs),
+    /// Measure speed against peers (runs blitty-lab; `blitty bench --help` lists the experiments).
+    Bench(bench::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell) to standard output.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to standard output (`blitty man | man -l -`), or with --dir
+    /// write blitty.1 and a page per subcommand (blitty-run.1, ...) into DIR.
+    Man {
+        /// Write the pages into DIR (for example /usr/local/share/man/man1) instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+    },
 }
 
 /// A `--scrollback` value: 0 to `MAX_SCROLLBACK` (100,000) lines.
@@ -84,8 +96,19 @@ fn main() -> ExitCode {
             Ok(status) => return ExitCode::from(status.clamp(0, 255) as u8),
             Err(e) => Err(e),
         },
-        Command::Probe(args) => return ExitCode::from(blitty_lab::cli::probe(args).clamp(0, 255) as u8),
-        Command::Bench(args) => blitty_lab::cli::run(args).map_err(|e| anyhow::anyhow!("{e}")),
+        Command::Bench(args) => match bench::run(args) {
+            Ok(status) => return ExitCode::from(status.clamp(0, 255) as u8),
+            Err(e) => Err(e),
+        },
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "blitty", &mut std::io::stdout());
+            Ok(())
+        }
+        Command::Man { dir: None } => clap_mangen::Man::new(Cli::command())
+            .render(&mut std::io::stdout())
+            .map_err(|e| anyhow::anyhow!("cannot write the manual page: {e}")),
+        Command::Man { dir: Some(dir) } => clap_mangen::generate_to(Cli::command(), &dir)
+            .map_err(|e| anyhow::anyhow!("cannot write the manual pages into {}: {e}", dir.display())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

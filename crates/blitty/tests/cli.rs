@@ -57,7 +57,6 @@ fn argument_errors_are_printed_as_the_parser_says_them_with_status_2() {
         (&["serial", "/dev/null", "--databits", "9"], "--databits <DATABITS>", false),
         (&["serial", "/dev/null", "--baud", "0"], "--baud <BAUD>", false),
         (&["run", "--hz", "0"], "--hz <HZ>", false),
-        (&["bench", "--targets", "nonsense"], "nonsense", false),
     ] {
         let (code, _, err) = blitty(args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -144,4 +143,126 @@ fn serial_without_a_terminal_says_so_after_checking_the_device() {
         err.trim_end(),
         "blitty: standard input and output must be a terminal: blitty serial shows the line in your terminal"
     );
+}
+
+#[test]
+fn the_version_names_the_commit() {
+    let (code, out, _) = blitty(&["--version"]);
+    assert_eq!(code, 0);
+    let out = out.trim();
+    let commit = out
+        .strip_prefix(&format!("blitty {} (commit ", env!("CARGO_PKG_VERSION")))
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{out}"));
+    let hash = commit.strip_suffix("-modified").unwrap_or(commit);
+    assert!(hash == "unknown" || (hash.len() == 12 && hash.chars().all(|c| c.is_ascii_hexdigit())), "{out}");
+}
+
+#[test]
+fn completions_are_scripts_each_shell_accepts() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let (code, out, err) = blitty(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {err}");
+        for word in ["run", "serial", "replay", "bench", "scrollback"] {
+            assert!(out.contains(word), "{shell} completion lacks {word}");
+        }
+        // The shells that are installed check the syntax (bash always is).
+        let check = match shell {
+            "bash" => Some(("bash", "-n")),
+            "zsh" => Some(("zsh", "-n")),
+            "fish" => Some(("fish", "--no-execute")),
+            _ => None,
+        };
+        if let Some((program, flag)) = check {
+            let file = std::env::temp_dir().join(format!("blitty-completion-{}.{shell}", std::process::id()));
+            std::fs::write(&file, &out).expect("temp file");
+            match Command::new(program).arg(flag).arg(&file).output() {
+                Ok(o) => assert!(o.status.success(), "{shell}: {}", String::from_utf8_lossy(&o.stderr)),
+                Err(_) => assert_ne!(shell, "bash", "bash must be installed"),
+            }
+        }
+    }
+    let (code, _, err) = blitty(&["completions", "tcsh"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn the_manual_page_is_roff_for_every_subcommand() {
+    let (code, out, err) = blitty(&["man"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(".TH blitty 1") && out.contains(".SH NAME") && out.contains("blitty\\-run"), "{out}");
+    let dir = std::env::temp_dir().join(format!("blitty-man-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (code, _, err) = blitty(&["man", "--dir", dir.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+    for page in ["blitty.1", "blitty-run.1", "blitty-serial.1", "blitty-replay.1", "blitty-bench.1"] {
+        let text = std::fs::read_to_string(dir.join(page)).unwrap_or_else(|e| panic!("{page}: {e}"));
+        assert!(text.starts_with(".ie") || text.contains(".TH"), "{page}");
+    }
+    // man renders it, where man is installed.
+    if let Ok(o) = Command::new("man").arg("-l").arg(dir.join("blitty-run.1")).env("MANPAGER", "cat").output() {
+        if o.status.success() {
+            assert!(String::from_utf8_lossy(&o.stdout).contains("scrollback"));
+        }
+    }
+    let (code, _, err) = blitty(&["man", "--dir", "/nonexistent/dir"]);
+    assert_eq!((code, err.lines().count()), (2, 1), "{err}");
+}
+
+#[test]
+fn the_product_links_only_the_c_library() {
+    // No libvterm (a peer engine of the lab), nothing but the C library's own objects.
+    let out = Command::new("ldd").arg(BLITTY).output().expect("ldd runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in text.lines() {
+        let lib = line.split_whitespace().next().unwrap_or("");
+        let libc_own = [
+            "linux-vdso.so",
+            "libc.so",
+            "libm.so",
+            "libgcc_s.so",
+            "ld-linux",
+            "libpthread.so",
+            "libdl.so",
+            "librt.so",
+            "libutil.so",
+        ];
+        assert!(libc_own.iter().any(|l| lib.contains(l)), "blitty links {line}");
+    }
+    assert!(!text.contains("vterm"), "{text}");
+}
+
+#[test]
+fn bench_without_the_lab_says_how_to_get_it() {
+    // A copy of blitty alone in a directory, with no blitty-lab on PATH.
+    let dir = std::env::temp_dir().join(format!("blitty-alone-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let alone = dir.join("blitty");
+    std::fs::copy(BLITTY, &alone).expect("copy");
+    let out = Command::new(&alone).args(["bench", "--quick"]).env("PATH", "/usr/bin:/bin").output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("blitty: blitty bench needs blitty-lab") && err.contains("cargo build --release -p blitty-lab"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bench_runs_the_lab_beside_blitty() {
+    // Where cargo built the lab beside blitty (the workspace's test run builds both).
+    let lab = std::path::Path::new(BLITTY).with_file_name("blitty-lab");
+    if !lab.is_file() {
+        eprintln!("skipped: blitty-lab is not built beside {BLITTY} (cargo test --workspace builds it)");
+        return;
+    }
+    let (code, _, err) = blitty(&["bench", "--targets", "nonsense"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("invalid value 'nonsense' for '--targets"), "{err}");
+    let (code, out, _) = blitty(&["bench", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("ports") && out.contains("--quick"), "{out}");
 }

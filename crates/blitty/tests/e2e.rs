@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::Duration;
 
 mod common;
 
@@ -101,8 +100,8 @@ fn a_resized_host_resizes_the_program() {
     let t = Tmux::start("resize", &blitty("bash --norc --noprofile -i"));
     t.wait_for("$");
     t.tmux(&["resize-window", "-x", "100", "-y", "30"]);
-    std::thread::sleep(Duration::from_millis(300));
-    t.text("echo size $(tput cols)x$(tput lines)");
+    // The program sees the new size once blitty has taken SIGWINCH and resized its pty.
+    t.text("until [ $(tput cols)x$(tput lines) = 100x30 ]; do sleep 0.05; done; echo size $(tput cols)x$(tput lines)");
     t.keys(&["Enter"]);
     let screen = t.wait_for("size 100x30");
     assert!(screen.contains("size 100x30"), "{screen}");
@@ -186,7 +185,8 @@ fn ctrl_c_interrupts_a_flood() {
     t.wait_for("$");
     t.text("yes 'a line of flood output'");
     t.keys(&["Enter"]);
-    std::thread::sleep(Duration::from_millis(700));
+    let screen = t.wait_for("a line of flood output\na line of flood output");
+    assert!(screen.contains("a line of flood output\na line of flood output"), "{screen}");
     t.keys(&["C-c"]);
     t.text("echo stopped");
     t.keys(&["Enter"]);
@@ -261,9 +261,9 @@ fn mouse_and_bracketed_paste_modes_pass_through_to_the_host_and_back() {
     let script = std::env::temp_dir().join(format!("blitty-e2e-paste-{}.sh", std::process::id()));
     std::fs::write(&script, "printf '\\033[?1000h\\033[?1006h\\033[?2004h'\nexec cat -v\n").expect("temp file");
     let t = Tmux::start("paste", &blitty(&format!("sh {}", script.display())));
-    std::thread::sleep(Duration::from_millis(700));
     // tmux sees the modes the child asked for, as blitty mirrored them.
-    assert_eq!(t.format("#{mouse_standard_flag} #{mouse_sgr_flag}"), "1 1");
+    let modes = t.wait_until_format("#{mouse_standard_flag} #{mouse_sgr_flag}", "1 1");
+    assert_eq!(modes, "1 1", "{}", t.capture());
     // A paste arrives at the child wrapped in bracketed-paste markers.
     t.tmux(&["set-buffer", "pasted text"]);
     t.tmux(&["paste-buffer", "-p"]);

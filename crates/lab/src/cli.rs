@@ -1,4 +1,4 @@
-//! `blitty bench`: arguments, tables and report files.
+//! `blitty-lab bench` (what `blitty bench` runs): arguments, tables and report files.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -69,7 +69,7 @@ pub fn probe(args: ProbeArgs) -> i32 {
         // 0..8 are seed 000's methods; 8 writes 96-byte strings (seed 002).
         let method: Option<usize> = method.parse().ok().filter(|&m| m <= crate::probes::WRITE_METHODS.len());
         let (Some(method), Ok(text)) = (method, std::fs::read(text)) else {
-            eprintln!("blitty: probe writes takes METHOD(0-8) cooked|raw TEXTFILE RESULTFILE");
+            eprintln!("blitty-lab: probe writes takes METHOD(0-8) cooked|raw TEXTFILE RESULTFILE");
             return 2;
         };
         let Some(cost) = crate::probes::writes(method, mode == "raw", &text) else { return 2 };
@@ -88,7 +88,7 @@ pub fn probe(args: ProbeArgs) -> i32 {
             Ok(()) => 0,
             Err(e) => {
                 println!("error {e}");
-                eprintln!("blitty: {e}");
+                eprintln!("blitty-lab: {e}");
                 2
             }
         };
@@ -100,7 +100,7 @@ pub fn probe(args: ProbeArgs) -> i32 {
     }
     .map_or_else(
         || {
-            eprintln!("blitty: probe takes `stdio getc|fgetc|fgets` or `stdio read BUFSIZE`");
+            eprintln!("blitty-lab: probe takes `stdio getc|fgetc|fgets` or `stdio read BUFSIZE`");
             2
         },
         crate::probes::stdio,
@@ -109,7 +109,35 @@ pub fn probe(args: ProbeArgs) -> i32 {
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
+/// The two programs the experiments run: `blitty` (the product, for `blitty run` targets) and
+/// this lab (for its C probes).
+struct Programs {
+    blitty: PathBuf,
+    lab: PathBuf,
+}
+
+impl Programs {
+    /// The lab is this program; `blitty` is `BLITTY_BIN` (set by `blitty bench`), else the
+    /// `blitty` beside this program (as cargo builds them), else an error saying so.
+    fn find() -> Result<Programs, Error> {
+        let lab = std::env::current_exe().map_err(|e| format!("cannot find the blitty-lab binary: {e}"))?;
+        let blitty = match std::env::var_os("BLITTY_BIN") {
+            Some(path) => PathBuf::from(path),
+            None => lab.with_file_name("blitty"),
+        };
+        if !blitty.is_file() {
+            return Err(format!(
+                "cannot find blitty at {} (build it with `cargo build --release -p blitty`, or set BLITTY_BIN)",
+                blitty.display()
+            )
+            .into());
+        }
+        Ok(Programs { blitty, lab })
+    }
+}
+
 pub fn run(args: BenchArgs) -> Result<(), Error> {
+    let programs = Programs::find()?;
     std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     // A spinner with what is being measured (indicatif draws nothing when stderr is not a
@@ -145,9 +173,13 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         reports.add("engine", md, j)?;
     }
     if matches!(args.which, Which::All | Which::Writes) {
-        let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
         let tables = writes_bench::run(
-            &writes_bench::Options { quick: args.quick, blitty, targets: args.targets.clone() },
+            &writes_bench::Options {
+                quick: args.quick,
+                blitty: programs.blitty.clone(),
+                lab: programs.lab.clone(),
+                targets: args.targets.clone(),
+            },
             progress,
         )?;
         let md = writes_markdown(&tables, &command);
@@ -194,9 +226,13 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         reports.add("writes", md, j)?;
     }
     if matches!(args.which, Which::All | Which::Stones) {
-        let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
         let (sizes, rows) = writes_bench::run_stones(
-            &writes_bench::Options { quick: args.quick, blitty, targets: args.targets.clone() },
+            &writes_bench::Options {
+                quick: args.quick,
+                blitty: programs.blitty.clone(),
+                lab: programs.lab.clone(),
+                targets: args.targets.clone(),
+            },
             progress,
         )?;
         let md = stones_markdown(&sizes, &rows, &command);
@@ -223,9 +259,13 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         reports.add("stones", md, j)?;
     }
     if matches!(args.which, Which::All | Which::Scroll) {
-        let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
         let (lines, rows) = writes_bench::run_scroll(
-            &writes_bench::Options { quick: args.quick, blitty, targets: args.targets.clone() },
+            &writes_bench::Options {
+                quick: args.quick,
+                blitty: programs.blitty.clone(),
+                lab: programs.lab.clone(),
+                targets: args.targets.clone(),
+            },
             progress,
         )?;
         let md = scroll_markdown(lines, &rows, &command);
@@ -247,8 +287,8 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         reports.add("scroll", md, j)?;
     }
     if matches!(args.which, Which::All | Which::Stdio) {
-        let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
-        let report = stdio_bench::run(&stdio_bench::Options { quick: args.quick, blitty }, progress)?;
+        let report =
+            stdio_bench::run(&stdio_bench::Options { quick: args.quick, lab: programs.lab.clone() }, progress)?;
         let md = stdio_markdown(&report, &command);
         let j = serde_json::json!({"command": command, "machine": machine(), "bytes": report.bytes, "lines": report.lines, "rows": report.rows});
         let points: Vec<(f64, f64)> = report
@@ -268,9 +308,10 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         reports.add("stdio", md, j)?;
     }
     if matches!(args.which, Which::All | Which::Run) {
-        let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
-        let report =
-            run_bench::run(&run_bench::Options { quick: args.quick, blitty, targets: args.targets.clone() }, progress)?;
+        let report = run_bench::run(
+            &run_bench::Options { quick: args.quick, blitty: programs.blitty.clone(), targets: args.targets.clone() },
+            progress,
+        )?;
         let md = run_markdown(&report, &command);
         let j = run_json(&report, &command);
         let groups: Vec<String> = report.rows.iter().map(|r| r.target.clone()).collect();
@@ -287,8 +328,8 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         reports.add("run", md, j)?;
     }
     if matches!(args.which, Which::All | Which::Ports) {
-        let blitty = std::env::current_exe().map_err(|e| format!("cannot find the blitty binary: {e}"))?;
-        let report = ports_bench::run(&ports_bench::Options { quick: args.quick, blitty }, progress)?;
+        let report =
+            ports_bench::run(&ports_bench::Options { quick: args.quick, lab: programs.lab.clone() }, progress)?;
         let md = ports_markdown(&report, &command);
         let j = serde_json::json!({"command": command, "machine": machine(), "report": report});
         let bauds: Vec<u32> =

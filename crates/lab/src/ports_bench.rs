@@ -28,7 +28,8 @@ use serde::Serialize;
 
 pub struct Options {
     pub quick: bool,
-    pub blitty: PathBuf,
+    /// The lab, whose `probe ports-recv` runs each receiver in a process of its own.
+    pub lab: PathBuf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -147,7 +148,7 @@ fn trial(opts: &Options, mode: Mode, ports: usize, baud: u32, seconds: f64, dir:
     let text: String =
         lines.iter().zip(&captures).map(|(l, c)| format!("{}\t{}\n", l.slave.display(), c.display())).collect();
     std::fs::write(&list, text).map_err(|e| format!("cannot write {}: {e}", list.display()))?;
-    let mut child = Command::new(&opts.blitty)
+    let mut child = Command::new(&opts.lab)
         .args(["probe", "ports-recv", mode.name(), &baud.to_string()])
         .arg(&list)
         .stdin(Stdio::piped())

@@ -14,7 +14,8 @@ use crate::probes::Copy;
 
 pub struct Options {
     pub quick: bool,
-    pub blitty: PathBuf,
+    /// The lab, whose `probe stdio` does the copies.
+    pub lab: PathBuf,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -61,12 +62,12 @@ fn syscalls() -> (f64, f64) {
     (get("syscr"), get("syscw"))
 }
 
-fn once(blitty: &Path, input: &Path, method: Copy) -> Result<Row, String> {
+fn once(lab: &Path, input: &Path, method: Copy) -> Result<Row, String> {
     let stdin = std::fs::File::open(input).map_err(|e| e.to_string())?;
     let stdout = std::fs::OpenOptions::new().write(true).open("/dev/null").map_err(|e| e.to_string())?;
     let (cpu0, io0) = (children_cpu(), syscalls());
     let t = Instant::now();
-    let status = Command::new(blitty)
+    let status = Command::new(lab)
         .arg("probe")
         .arg("stdio")
         .args(method.args())
@@ -121,9 +122,9 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     let mut rows = Vec::new();
     for method in methods {
         progress(&format!("stdio: {}", method.label()));
-        let base = once(&opts.blitty, &empty, method)?;
+        let base = once(&opts.lab, &empty, method)?;
         let small = matches!(method, Copy::ReadWrite(n) if n < 64);
-        let mut row = once(&opts.blitty, if small { &short } else { &input }, method)?;
+        let mut row = once(&opts.lab, if small { &short } else { &input }, method)?;
         // What the probe costs before it copies anything (start-up, loading).
         row.user = (row.user - base.user).max(0.0);
         row.sys = (row.sys - base.sys).max(0.0);

@@ -13,7 +13,10 @@ use crate::run_bench::{drained_by, screen_argv, which, Reader, Xvfb};
 
 pub struct Options {
     pub quick: bool,
+    /// The product, for the `blitty run` target.
     pub blitty: PathBuf,
+    /// The lab, for its probes (`blitty-lab probe writes`).
+    pub lab: PathBuf,
     /// Target keywords to run (empty: all); see `Target::keyword`.
     pub targets: Vec<String>,
 }
@@ -103,7 +106,7 @@ fn probe_once(
     let _ = std::fs::remove_file(&result);
     let probe = format!(
         "{} probe writes {method} {} {} {}",
-        opts.blitty.display(),
+        opts.lab.display(),
         if raw { "raw" } else { "cooked" },
         text.display(),
         result.display()
@@ -418,11 +421,12 @@ fn probe_with_stats(
     let stats = dir.join("stats.txt");
     let _ = std::fs::remove_file(&result);
     let cmd = format!(
-        "{b} run --stats {} -- {b} probe writes {method} raw {} {}",
+        "{b} run --stats {} -- {lab} probe writes {method} raw {} {}",
         stats.display(),
         text.display(),
         result.display(),
-        b = opts.blitty.display()
+        b = opts.blitty.display(),
+        lab = opts.lab.display()
     );
     drained_by(&["sh".to_string(), "-c".to_string(), cmd], Duration::from_secs(300), Reader::Plain)?;
     let text = std::fs::read_to_string(&result).map_err(|_| "the probe did not finish".to_string())?;

@@ -53,9 +53,9 @@ impl Tmux {
         String::from_utf8_lossy(&self.tmux(&["display-message", "-p", f]).stdout).trim().to_string()
     }
 
-    /// The pane once it has not changed for 300 ms (at most 10 s).
+    /// The pane once it has not changed for 500 ms (at most 20 s).
     pub fn settled(&self) -> String {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(20);
         let mut last = self.capture();
         let mut since = Instant::now();
         while Instant::now() < deadline {
@@ -64,20 +64,35 @@ impl Tmux {
             if now != last {
                 last = now;
                 since = Instant::now();
-            } else if since.elapsed() > Duration::from_millis(300) {
+            } else if since.elapsed() > Duration::from_millis(500) {
                 break;
             }
         }
         last
     }
 
-    /// Waits until the pane shows `needle` (at most 10 s).
+    /// Waits until the pane shows `needle` (at most 30 s: a loaded machine is slow, not wrong);
+    /// returns the last screen either way, for the caller's assertion to print.
     pub fn wait_for(&self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let screen = self.capture();
             if screen.contains(needle) || Instant::now() > deadline {
                 return screen;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+}
+
+impl Tmux {
+    /// Waits until the format `f` expands to `want` (at most 30 s); returns its last value.
+    pub fn wait_until_format(&self, f: &str, want: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let got = self.format(f);
+            if got == want || Instant::now() > deadline {
+                return got;
             }
             std::thread::sleep(Duration::from_millis(30));
         }

@@ -1,0 +1,49 @@
+//! `blitty-lab`: the benchmarks as a program of their own, so that the `blitty` a user installs
+//! carries no peer engine, no libvterm and no counting allocator. `blitty bench ARGS` runs
+//! `blitty-lab bench ARGS` (found beside `blitty` or on PATH) and says where `blitty` is in
+//! `BLITTY_BIN`; the lab runs that `blitty` for the targets that need the product (`blitty run`)
+//! and itself for its C probes (`blitty-lab probe`).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Counts heap bytes so that `bench engine` can report each engine's memory.
+#[global_allocator]
+static ALLOC: blitty_lab::alloc::Counting = blitty_lab::alloc::Counting;
+
+#[derive(Parser)]
+#[command(name = "blitty-lab", version, about = "blitty's benchmarks: the seed experiments and peer engines")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Measure speed: every experiment, or one (a full run takes about 10 minutes, --quick 1).
+    Bench(blitty_lab::cli::BenchArgs),
+    /// The benchmarks' C probes, run in a child process of `bench`.
+    #[command(hide = true)]
+    Probe(blitty_lab::cli::ProbeArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Probe(args) => ExitCode::from(blitty_lab::cli::probe(args).clamp(0, 255) as u8),
+        Command::Bench(args) => match blitty_lab::cli::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("blitty-lab: {e}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
