@@ -41,7 +41,8 @@ pub struct Stats {
     pub frames: u64,
     /// Bytes written to the host terminal.
     pub host_bytes: u64,
-    /// From /proc/self/io: read() and write() system calls of the whole process.
+    /// From /proc/thread-self/io: read() and write() system calls of blitty's thread (the only
+    /// one that does I/O; the process's counters would include reaped children's).
     pub syscr: u64,
     pub syscw: u64,
     /// CPU seconds (user and system) of the whole process, in clock ticks (10 ms).

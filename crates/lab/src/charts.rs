@@ -9,6 +9,19 @@ pub struct Series {
     pub values: Vec<Option<f64>>,
 }
 
+/// One series per name (the k-th name's series is `value(row, k)` for every row).
+pub fn series<R>(
+    names: impl IntoIterator<Item = String>,
+    rows: &[R],
+    value: impl Fn(&R, usize) -> Option<f64>,
+) -> Vec<Series> {
+    names
+        .into_iter()
+        .enumerate()
+        .map(|(k, name)| Series { name, values: rows.iter().map(|r| value(r, k)).collect() })
+        .collect()
+}
+
 const COLORS: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),

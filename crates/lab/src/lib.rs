@@ -4,14 +4,17 @@
 //! installed), and reports. Speed is measured here, side by side in one run, never in unit
 //! tests. This room may do I/O and time things; it never changes the engine's behaviour.
 
-pub mod alloc;
 pub mod charts;
 pub mod cli;
 pub mod engine_bench;
 pub mod peers;
 pub mod ports_bench;
 pub mod probes;
+pub mod report;
 pub mod run_bench;
+pub mod scroll_bench;
 pub mod stdio_bench;
+pub mod stones_bench;
+pub mod terminals;
 pub mod workloads;
 pub mod writes_bench;

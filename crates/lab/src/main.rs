@@ -1,5 +1,5 @@
 //! `blitty-lab`: the benchmarks as a program of their own, so that the `blitty` a user installs
-//! carries no peer engine, no libvterm and no counting allocator. `blitty bench ARGS` runs
+//! carries no peer engine and no libvterm. `blitty bench ARGS` runs
 //! `blitty-lab bench ARGS` (found beside `blitty` or on PATH) and says where `blitty` is in
 //! `BLITTY_BIN`; the lab runs that `blitty` for the targets that need the product (`blitty run`)
 //! and itself for its C probes (`blitty-lab probe`).
@@ -7,10 +7,6 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-/// Counts heap bytes so that `bench engine` can report each engine's memory.
-#[global_allocator]
-static ALLOC: blitty_lab::alloc::Counting = blitty_lab::alloc::Counting;
 
 #[derive(Parser)]
 #[command(name = "blitty-lab", version, about = "blitty's benchmarks: the seed experiments and peer engines")]

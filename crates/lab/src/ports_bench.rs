@@ -18,6 +18,12 @@
 //! each baud rate the bench tries 1, 4, 16, 64, 250, 1,000, 2,000 and 4,000 lines (as many as
 //! the machine's ptys and open-file limit allow) and stops at the first count that fails.
 
+use std::fmt::Write as _;
+
+use comfy_table::{presets::ASCII_MARKDOWN, Table};
+
+use crate::charts;
+use crate::report::{header, machine, Context, Error, Section};
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -474,4 +480,161 @@ fn receive_naive(
         let _ = t.join();
     }
     say("done 0")
+}
+
+/// `bench ports`: the ladder of line counts, its table, chart and verdicts.
+pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Section, Error> {
+    let report = run(&Options { quick: ctx.quick, lab: ctx.lab.clone() }, &mut *progress)?;
+    let md = ports_markdown(&report, &ctx.command);
+    let j = serde_json::json!({"command": ctx.command, "machine": machine(), "report": report});
+    let bauds: Vec<u32> =
+        report.rows.iter().map(|r| r.baud).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let groups: Vec<String> = bauds.iter().map(|b| format!("{b} baud")).collect();
+    let series: Vec<charts::Series> = [Mode::Blitty, Mode::Naive]
+        .iter()
+        .map(|&m| charts::Series {
+            name: m.name().to_string(),
+            values: bauds
+                .iter()
+                .map(|b| {
+                    report
+                        .rows
+                        .iter()
+                        .find(|r| r.baud == *b && r.mode == m)
+                        .and_then(|r| r.best.as_ref())
+                        .map(|t| t.ports as f64)
+                })
+                .collect(),
+        })
+        .collect();
+    charts::bars(&ctx.out.join("ports.svg"), "Lines received at line speed, losslessly", "lines", &groups, &series)?;
+    Ok(Section { name: "ports", markdown: md, json: j })
+}
+
+/// One adapter's receive figures in seed 004: max ports, char/s, effective Kb/s, CPU %.
+type SeedFigures = (u32, u32, f64, u32);
+
+/// Seed 004's receive figures by baud rate, for the 8/16-port, 64-port and 128-port adapters.
+const SEED_RECEIVE: [(u32, [SeedFigures; 3]); 3] = [
+    (9600, [(12, 11_500, 9.6, 96), (20, 19_200, 9.6, 99), (128, 122_700, 9.6, 27)]),
+    (19_200, [(6, 11_090, 18.5, 93), (10, 18_000, 18.0, 92), (128, 245_900, 19.2, 39)]),
+    (38_400, [(4, 10_550, 26.4, 98), (7, 15_750, 22.5, 81), (75, 255_600, 34.0, 37)]),
+];
+
+fn ports_markdown(r: &Report, command: &str) -> String {
+    let mut s = header("ports: many serial lines received at once (seed 004)", command, false);
+    let _ = writeln!(
+        s,
+        "lines: pty pairs; each far end sends baud/10 characters a second in 20 ms bursts without waiting (what a line cannot take is lost), for {} s; {}, stopping at the first count not sustained (bytes lost, an effective baud rate under 95% of the line's, or more than 0.5 s after the end until the receiver had every byte). Characters per second, effective baud and CPU are the steady state: sampled by the receiver at a quarter and at nine tenths of the sending time, while the lines send. Receivers run in their own process; CPU is theirs (user + system, % of one core). blitty: one thread, VMIN/VTIME tuned, an engine and a capture file per line. naive: a thread per line, VMIN 1, 1-byte read()s into a buffered capture file. Seed figures: AIX 3.2 on an RS/6000 Model 530, receive, from seed 004's table.  ",
+        r.seconds,
+        if r.quick {
+            "quick mode: 115200 baud only, blitty tried at 1000 lines, the naive reader at 4, 16, 64, 250"
+        } else {
+            "tried 1, 4, 16, 64, 250, 1000, 2000, 4000 lines per baud rate (as many as the machine's ptys and open files allow)"
+        }
+    );
+    if let Some(max) = r.pty_max {
+        let _ = writeln!(s, "ptys allowed on this machine: {max}  ");
+    }
+    let _ = writeln!(s);
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN);
+    t.set_header(vec!["line speed", "", "blitty", "naive", "seed 8/16-port", "seed 64-port", "seed 128-port"]);
+    let bauds: std::collections::BTreeSet<u32> = r.rows.iter().map(|x| x.baud).collect();
+    let find = |b: u32, m: Mode| r.rows.iter().find(|x| x.baud == b && x.mode == m);
+    let cell = |row: Option<&Row>, f: &dyn Fn(&Trial) -> String| -> String {
+        match row {
+            None => "-".into(),
+            Some(x) => match (&x.best, &x.error, &x.failed) {
+                (Some(b), _, _) => f(b),
+                (None, Some(e), _) => format!("error: {e}"),
+                (None, None, Some(fail)) => format!("none sustained ({} lines: {})", fail.ports, f(fail)),
+                _ => "-".into(),
+            },
+        }
+    };
+    for b in &bauds {
+        let (blitty, naive) = (find(*b, Mode::Blitty), find(*b, Mode::Naive));
+        let seed = SEED_RECEIVE.iter().find(|(sb, _)| sb == b).map(|(_, v)| v);
+        let seeds = |f: &dyn Fn(&SeedFigures) -> String| -> Vec<String> {
+            (0..3).map(|k| seed.map_or("-".into(), |v| f(&v[k]))).collect()
+        };
+        let max_cell = |row: Option<&Row>| match row.and_then(|r| r.best.as_ref().map(|b| (r, b))) {
+            Some((r, b)) => format!("{}{}", b.ports, if b.ports == r.most_tried { " (most tried)" } else { "" }),
+            None => cell(row, &|x| x.ports.to_string()),
+        };
+        let mut first = vec![format!("{b} baud"), "max ports".into(), max_cell(blitty), max_cell(naive)];
+        first.extend(seeds(&|v| v.0.to_string()));
+        t.add_row(first);
+        let mut add = |label: &str, f: &dyn Fn(&Trial) -> String, sf: &dyn Fn(&SeedFigures) -> String| {
+            let first = if label == "max ports" { format!("{b} baud") } else { String::new() };
+            let mut row = vec![first, label.to_string(), cell(blitty, f), cell(naive, f)];
+            row.extend(seeds(sf));
+            t.add_row(row);
+        };
+        add("char/s", &|x| format!("{:.0}", x.cps), &|v| v.1.to_string());
+        add("eff. Kb/s", &|x| format!("{:.1}", x.effective_baud / 1000.0), &|v| format!("{:.1}", v.2));
+        add("CPU %", &|x| format!("{:.1}", x.cpu_percent), &|v| v.3.to_string());
+        add("char/s per 1% CPU", &|x| format!("{:.0}", x.cps / x.cpu_percent.max(0.01)), &|v| {
+            format!("{:.0}", v.1 as f64 / v.3 as f64)
+        });
+        add("bytes lost", &|x| x.lost.to_string(), &|_| "-".into());
+    }
+    let _ = writeln!(s, "{t}\n");
+    // Where the next count failed, for the record.
+    let mut fails = Vec::new();
+    for x in &r.rows {
+        if let Some(f) = &x.failed {
+            fails.push(format!(
+                "{} at {} baud with {} lines: {:.1} Kb/s per line, {} bytes lost, the last byte {:.2} s after the end, CPU {:.0}%",
+                x.mode.name(),
+                x.baud,
+                f.ports,
+                f.effective_baud / 1000.0,
+                f.lost,
+                f.drain_seconds,
+                f.cpu_percent
+            ));
+        }
+    }
+    if !fails.is_empty() {
+        let _ = writeln!(s, "The first count not sustained: {}.\n", fails.join("; "));
+    }
+    // What this shows, against the targets.
+    let mut shows = Vec::new();
+    let at_1000 = find(115_200, Mode::Blitty).and_then(|x| x.trials.iter().find(|t| t.ports == 1000));
+    if let Some(best) = at_1000 {
+        let target = best.sustained && best.cpu_percent < 50.0;
+        shows.push(format!(
+            "At 115200 baud blitty received 1000 lines {} at {:.1} Kb/s each ({} bytes lost) using {:.1}% of one core: the target (1000 lines, lossless, under 50%) is {}",
+            if best.sustained { "at line speed" } else { "below line speed" },
+            best.effective_baud / 1000.0,
+            best.lost,
+            best.cpu_percent,
+            if target { "met" } else { "missed" }
+        ));
+        if let Some(most) = find(115_200, Mode::Blitty).and_then(|x| x.best.as_ref()).filter(|m| m.ports > 1000) {
+            shows.push(format!("It sustained {} lines at {:.1}% of one core", most.ports, most.cpu_percent));
+        }
+        let per_char = |x: &Trial| x.cpu_percent / 100.0 / x.cps.max(1.0);
+        if let Some(n) = find(115_200, Mode::Naive).and_then(|x| x.best.as_ref().or(x.failed.as_ref())) {
+            let ratio = per_char(n) / per_char(best);
+            shows.push(format!(
+                "blitty spends {:.3} µs of CPU per character against the naive reader's {:.3} µs ({} lines): {ratio:.0}x fewer CPU seconds per character (target at least 10x: {})",
+                per_char(best) * 1e6,
+                per_char(n) * 1e6,
+                n.ports,
+                if ratio >= 10.0 { "met" } else { "missed" }
+            ));
+        }
+    } else if let Some(x) = find(115_200, Mode::Blitty) {
+        shows.push(format!(
+            "At 115200 baud blitty did not get to 1000 lines{}: the target (1000 lines) is missed",
+            x.error.as_ref().map(|e| format!(" ({e})")).unwrap_or_default()
+        ));
+    }
+    if !shows.is_empty() {
+        let _ = writeln!(s, "What this shows: {}.", shows.join(". "));
+    }
+    s
 }

@@ -3,11 +3,18 @@
 //! after it ends); Ctrl-C under a flood; and what blitty's frames cost.
 //!
 //! Targets, each started for real:
-//! - a pty drained by a plain reader (the kernel's ceiling),
+//! - a pty drained by a plain reader: blocking 64 KiB reads and nothing else (the ceiling; the
+//!   report checks that it is at least every other figure and says so when noise beat it),
 //! - blitty presenting into that plain reader,
 //! - tmux (its client attached to the plain reader, as a user's would be), and blitty in it,
 //! - xterm under Xvfb, and blitty in it (when both are installed).
 
+use std::fmt::Write as _;
+
+use comfy_table::{presets::ASCII_MARKDOWN, Table};
+
+use crate::charts;
+use crate::report::{header, machine, Context, Error, Section};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -53,7 +60,7 @@ pub type Latency = Result<(f64, Vec<f64>), String>;
 pub struct Report {
     pub files: Vec<(String, u64)>,
     pub rows: Vec<Row>,
-    /// Ctrl-C to prompt: tmux alone and blitty in tmux.
+    /// Ctrl-C to prompt, labelled by `Shell::name`.
     pub ctrl_c: Vec<(String, Latency)>,
     pub runs: usize,
 }
@@ -89,6 +96,47 @@ pub(crate) enum Reader {
 /// returns the number of read() calls that returned data.
 fn drained(argv: &[String], timeout: Duration) -> Result<u64, String> {
     drained_by(argv, timeout, Reader::Plain)
+}
+
+/// The ceiling: runs `argv` on a pty of 80x24 whose master is drained with blocking 64 KiB
+/// reads and nothing else (no poll, no clock, no parsing) until the child's side closes; a
+/// watchdog kills the child after `timeout`. Returns the number of read() calls.
+fn drained_blocking(argv: &[String], timeout: Duration) -> Result<u64, String> {
+    let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    let mut pty = blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols: 80, rows: 24 })
+        .map_err(|e| format!("cannot start {}: {e}", argv[0].to_string_lossy()))?;
+    // Blocking reads: the master comes non-blocking from spawn.
+    let flags = rustix::fs::fcntl_getfl(&pty.master).map_err(|e| e.to_string())?;
+    rustix::fs::fcntl_setfl(&pty.master, flags - rustix::fs::OFlags::NONBLOCK).map_err(|e| e.to_string())?;
+    let pid = pty.child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let done = std::sync::Arc::clone(&done);
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + timeout;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if Instant::now() > deadline {
+                    let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            false
+        })
+    };
+    let mut buf = vec![0u8; 1 << 16];
+    let mut reads = 0;
+    // Ends with EIO (or 0) once every descriptor of the child's side is closed.
+    while let Ok(n @ 1..) = rustix::io::read(&pty.master, &mut buf) {
+        reads += 1;
+        std::hint::black_box(&buf[..n]);
+    }
+    let _ = pty.child.wait();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    if watchdog.join().unwrap_or(false) {
+        return Err("timed out".into());
+    }
+    Ok(reads)
 }
 
 /// Runs `argv` on a pty of 80x24 read by `reader` until the child ends; returns the number of
@@ -158,6 +206,21 @@ fn read_stats(path: &Path) -> Option<BTreeMap<String, f64>> {
             .filter_map(|l| l.split_once(' ').and_then(|(k, v)| Some((k.to_string(), v.parse().ok()?))))
             .collect(),
     )
+}
+
+/// tmux running `cmd` in one 80x24 window on its own server (`socket`), attached to the pty it
+/// is started on, as a user's would be. Every experiment runs tmux this way: the status line is
+/// off, so the program gets all 24 rows as it does in the other terminals.
+pub(crate) fn tmux_argv(dir: &Path, socket: &str, cmd: &str) -> Result<Vec<String>, String> {
+    if !which("tmux") {
+        return Err("not installed (apt-get install tmux)".into());
+    }
+    let conf = dir.join("tmux.conf");
+    std::fs::write(&conf, "set -g status off\nset -g default-terminal tmux-256color\n").map_err(|e| e.to_string())?;
+    Ok(["tmux", "-L", socket, "-f", &conf.display().to_string(), "new-session", "-x", "80", "-y", "24", cmd]
+        .iter()
+        .map(|s| s.to_string())
+        .collect())
 }
 
 /// GNU screen running `cmd` in the pty it is started on (attached, as a user's), with no
@@ -266,7 +329,6 @@ impl Target {
 struct Env {
     dir: PathBuf,
     blitty: PathBuf,
-    tmux_conf: PathBuf,
     xvfb: Result<Xvfb, String>,
     tmux: bool,
 }
@@ -280,33 +342,15 @@ fn flood_once(env: &Env, target: Target, file: &Path, n: usize) -> Result<Flood,
     let blitty = format!("{} run --stats {} -- sh -c '{script}'", env.blitty.display(), stats.display());
     let timeout = Duration::from_secs(600);
     let sock = format!("blitty-bench-{}", std::process::id());
-    let tmux = |cmd: &str| -> Vec<String> {
-        vec![
-            "tmux".into(),
-            "-L".into(),
-            sock.clone(),
-            "-f".into(),
-            env.tmux_conf.display().to_string(),
-            "new-session".into(),
-            "-x".into(),
-            "80".into(),
-            "-y".into(),
-            "24".into(),
-            cmd.into(),
-        ]
-    };
     let mut reads = None;
     match target {
-        Target::Ceiling => reads = Some(drained(&["sh".into(), "-c".into(), script.clone()], timeout)?),
+        Target::Ceiling => reads = Some(drained_blocking(&["sh".into(), "-c".into(), script.clone()], timeout)?),
         Target::BlittyPty => {
             drained(&["sh".into(), "-c".into(), blitty.clone()], timeout)?;
         }
         Target::Tmux | Target::BlittyTmux => {
-            if !env.tmux {
-                return Err("not installed (apt-get install tmux)".into());
-            }
             let cmd = if matches!(target, Target::Tmux) { script.clone() } else { blitty.clone() };
-            drained(&tmux(&cmd), timeout)?;
+            drained(&tmux_argv(&env.dir, &sock, &cmd)?, timeout)?;
         }
         Target::Screen | Target::BlittyScreen => {
             let cmd = if matches!(target, Target::Screen) { script.clone() } else { blitty.clone() };
@@ -360,18 +404,11 @@ fn ctrl_c_once(env: &Env, shell: Shell, n: usize) -> Result<f64, String> {
     let bash = "env PS1=READY$ bash --norc --noprofile -i";
     let blitty = format!("{} run -- {bash}", env.blitty.display());
     let sock = format!("blitty-bench-c{n}-{}", std::process::id());
-    let conf = env.tmux_conf.display().to_string();
-    let in_tmux = |cmd: &str| -> Vec<String> {
-        ["tmux", "-L", &sock, "-f", &conf, "new-session", "-x", "80", "-y", "24", cmd]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    };
     let argv: Vec<String> = match shell {
         Shell::Direct => vec!["sh".into(), "-c".into(), bash.into()],
         Shell::Blitty => vec!["sh".into(), "-c".into(), blitty.clone()],
-        Shell::Tmux => in_tmux(bash),
-        Shell::BlittyInTmux => in_tmux(&blitty),
+        Shell::Tmux => tmux_argv(&env.dir, &sock, bash)?,
+        Shell::BlittyInTmux => tmux_argv(&env.dir, &sock, &blitty)?,
     };
     let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
     let mut pty =
@@ -433,9 +470,6 @@ fn ctrl_c_once(env: &Env, shell: Shell, n: usize) -> Result<f64, String> {
 pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, String> {
     let dir = std::env::temp_dir().join(format!("blitty-bench-run-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let tmux_conf = dir.join("tmux.conf");
-    std::fs::write(&tmux_conf, "set -g status off\nset -g default-terminal tmux-256color\n")
-        .map_err(|e| e.to_string())?;
     let (plain_mb, colour_mb, runs) = if opts.quick { (10, 5, 1) } else { (200, 50, 3) };
     progress("generating files");
     let plain = dir.join("plain.txt");
@@ -447,8 +481,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     text.retain(|&b| b != b'\r');
     std::fs::write(&colour, &text).map_err(|e| e.to_string())?;
     drop(text);
-    let env =
-        Env { dir: dir.clone(), blitty: opts.blitty.clone(), tmux_conf, xvfb: Xvfb::start(), tmux: which("tmux") };
+    let env = Env { dir: dir.clone(), blitty: opts.blitty.clone(), xvfb: Xvfb::start(), tmux: which("tmux") };
     let files = vec![
         (format!("plain text, {plain_mb} MB"), plain),
         (format!("SGR-dense (256-colour per cell), {colour_mb} MB"), colour),
@@ -531,4 +564,187 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     drop(env);
     let _ = std::fs::remove_dir_all(&dir);
     Ok(Report { files, rows, ctrl_c, runs })
+}
+
+/// `bench run`: floods, Ctrl-C, frames; tables, chart and verdicts.
+pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Section, Error> {
+    let report =
+        run(&Options { quick: ctx.quick, blitty: ctx.blitty.clone(), targets: ctx.targets.clone() }, progress)?;
+    let md = run_markdown(&report, &ctx.command);
+    let j = run_json(&report, &ctx.command);
+    let groups: Vec<String> = report.rows.iter().map(|r| r.target.clone()).collect();
+    let series = charts::series(report.files.iter().map(|(label, _)| label.clone()), &report.rows, |r, i| {
+        r.results[i].as_ref().ok().map(|f| f.mbps)
+    });
+    charts::bars(&ctx.out.join("run.svg"), "cat floods: MB/s as the writer sees it", "MB/s", &groups, &series)?;
+    Ok(Section { name: "run", markdown: md, json: j })
+}
+
+fn run_markdown(r: &Report, command: &str) -> String {
+    let mut s =
+        header(&format!("blitty run: floods (MB/s as the writer sees it, median of {} runs)", r.runs), command, false);
+    let _ = writeln!(
+        s,
+        "files: {}; 80x24; `cat FILE` timed by the writer from start to end  \n",
+        r.files.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join("; ")
+    );
+    // Every figure is looked up by its row's name, never by position.
+    let find = |name: &str, i: usize| {
+        r.rows.iter().find(|row| row.target == name).and_then(|row| row.results[i].as_ref().ok()).map(|f| f.mbps)
+    };
+    let ceiling_name = Target::Ceiling.name();
+    let ceiling: Vec<Option<f64>> = (0..r.files.len()).map(|i| find(ceiling_name, i)).collect();
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN);
+    let mut header = vec!["target".to_string()];
+    for (label, _) in &r.files {
+        let short = label.split(',').next().unwrap_or(label).to_string();
+        header.push(format!("{short} MB/s"));
+        header.push(format!("{short} % of ceiling"));
+    }
+    t.set_header(header);
+    for row in &r.rows {
+        let mut cells = vec![row.target.clone()];
+        for (i, res) in row.results.iter().enumerate() {
+            match res {
+                Ok(f) => {
+                    cells.push(format!("{:.0}", f.mbps));
+                    cells.push(ceiling[i].map_or("-".into(), |c| {
+                        let pct = 100.0 * f.mbps / c;
+                        if pct > 100.0 {
+                            format!("{pct:.0}% (above the ceiling)")
+                        } else {
+                            format!("{pct:.0}%")
+                        }
+                    }));
+                }
+                Err(e) => {
+                    cells.push(e.clone());
+                    cells.push("-".into());
+                }
+            }
+        }
+        t.add_row(cells);
+    }
+    let _ = writeln!(s, "{t}\n");
+    // What blitty's frames cost.
+    let mut c = Table::new();
+    c.load_preset(ASCII_MARKDOWN);
+    c.set_header(vec!["reader", "file", "frames/s", "host bytes/s", "read() per MB", "write() per MB", "CPU s per GB"]);
+    if let Some(row) = r.rows.iter().find(|row| row.target == ceiling_name) {
+        for (i, res) in row.results.iter().enumerate() {
+            if let Ok(Flood { reads_per_mb: Some(rpm), .. }) = res {
+                let file = r.files[i].0.split(',').next().unwrap_or("").to_string();
+                c.add_row(vec![
+                    row.target.clone(),
+                    file,
+                    "-".into(),
+                    "-".into(),
+                    format!("{rpm:.1}"),
+                    "-".into(),
+                    "-".into(),
+                ]);
+            }
+        }
+    }
+    for row in r.rows.iter().filter(|row| row.target.starts_with("blitty")) {
+        for (i, res) in row.results.iter().enumerate() {
+            if let Ok(Flood { blitty: Some(st), .. }) = res {
+                let get = |k: &str| st.get(k).copied().unwrap_or(0.0);
+                let (secs, mb) = (get("seconds").max(1e-9), get("child_bytes") / 1e6);
+                c.add_row(vec![
+                    row.target.clone(),
+                    r.files[i].0.split(',').next().unwrap_or("").to_string(),
+                    format!("{:.1}", get("frames") / secs),
+                    format!("{:.0}", get("host_bytes") / secs),
+                    format!("{:.1}", get("syscr") / mb.max(1e-9)),
+                    format!("{:.2}", get("syscw") / mb.max(1e-9)),
+                    format!("{:.2}", get("cpu") / (mb / 1000.0).max(1e-9)),
+                ]);
+            }
+        }
+    }
+    let _ = writeln!(s, "{c}\n");
+    let mut k = Table::new();
+    k.load_preset(ASCII_MARKDOWN);
+    k.set_header(vec!["Ctrl-C under `yes`, until the prompt is on the user's screen", "median ms", "samples ms"]);
+    for (label, res) in &r.ctrl_c {
+        match res {
+            Ok((m, v)) => k.add_row(vec![
+                label.clone(),
+                format!("{m:.1}"),
+                v.iter().map(|x| format!("{x:.0}")).collect::<Vec<_>>().join(" "),
+            ]),
+            Err(e) => k.add_row(vec![label.clone(), e.clone(), "-".into()]),
+        };
+    }
+    let _ = writeln!(s, "{k}\n");
+    // What this shows, from the numbers.
+    for (i, (label, _)) in r.files.iter().enumerate() {
+        let short = label.split(',').next().unwrap_or(label);
+        let Some(c) = ceiling[i] else { continue };
+        let above: Vec<String> = r
+            .rows
+            .iter()
+            .filter(|row| row.target != ceiling_name)
+            .filter_map(|row| {
+                row.results[i]
+                    .as_ref()
+                    .ok()
+                    .filter(|f| f.mbps > c)
+                    .map(|f| format!("{} ({:.0} MB/s)", row.target, f.mbps))
+            })
+            .collect();
+        if above.is_empty() {
+            let _ = writeln!(s, "On {short}, the ceiling ({c:.0} MB/s, blocking 64 KiB reads of the pty and nothing else) is at least every target's figure.");
+        } else {
+            let _ = writeln!(s, "On {short}, the ceiling ({c:.0} MB/s) was below {} in this run: those rows are within this machine's noise of the ceiling, not above what a pty can carry.", above.join(", "));
+        }
+    }
+    for (i, (label, _)) in r.files.iter().enumerate() {
+        let short = label.split(',').next().unwrap_or(label);
+        if let (Some(c), Some(b)) = (ceiling[i], find("blitty in tmux", i)) {
+            let tmux = find("tmux", i);
+            let _ = write!(s, "On {short}, blitty in tmux accepts {:.0}% of what a plain reader takes", 100.0 * b / c);
+            if let Some(t) = tmux {
+                let _ = write!(s, " ({:.1}x tmux alone, which takes {:.0}%)", b / t, 100.0 * t / c);
+            }
+            if let Some(x) = find("xterm (Xvfb)", i) {
+                let _ = write!(s, "; xterm alone takes {:.0}%", 100.0 * x / c);
+            }
+            let _ = writeln!(s, ".");
+        }
+    }
+    // Ctrl-C: each blitty row against the same host without blitty, by name.
+    let latency = |shell: Shell| {
+        r.ctrl_c.iter().find(|(label, _)| label == shell.name()).and_then(|(_, res)| res.as_ref().ok()).map(|x| x.0)
+    };
+    for (with, without) in [(Shell::Blitty, Shell::Direct), (Shell::BlittyInTmux, Shell::Tmux)] {
+        if let (Some(b), Some(t)) = (latency(with), latency(without)) {
+            let _ = writeln!(
+                s,
+                "Ctrl-C reaches the prompt in {b:.1} ms through {} against {t:.1} ms with {} ({}).",
+                with.name(),
+                without.name(),
+                if b <= t { "no slower" } else { "slower" }
+            );
+        }
+    }
+    s
+}
+
+fn run_json(r: &Report, command: &str) -> serde_json::Value {
+    serde_json::json!({
+        "command": command,
+        "machine": machine(),
+        "files": r.files.iter().map(|(l, b)| serde_json::json!({"label": l, "bytes": b})).collect::<Vec<_>>(),
+        "floods": r.rows.iter().map(|row| serde_json::json!({
+            "target": row.target,
+            "results": row.results.iter().map(|res| match res {
+                Ok(f) => serde_json::json!({"seconds": f.seconds, "mb_per_s": f.mbps, "blitty": f.blitty}),
+                Err(e) => serde_json::json!({"missing": e}),
+            }).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "ctrl_c_ms": r.ctrl_c.iter().map(|(l, res)| serde_json::json!({"target": l, "median": res.as_ref().ok().map(|x| x.0), "samples": res.as_ref().ok().map(|x| x.1.clone()), "missing": res.as_ref().err()})).collect::<Vec<_>>(),
+    })
 }
