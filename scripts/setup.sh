@@ -17,6 +17,9 @@ command -v pgrep >/dev/null || need+=(procps)
 command -v tput >/dev/null || need+=(ncurses-bin)
 # lrzsz's rx receives the serial console's XMODEM sends in the tests.
 command -v rx >/dev/null || need+=(lrzsz)
+# picocom and tio: real serial programs as peers in `blitty bench ports`.
+command -v picocom >/dev/null || need+=(picocom)
+command -v tio >/dev/null || need+=(tio)
 command -v screen >/dev/null || need+=(screen)
 command -v Xvfb >/dev/null || need+=(xvfb)
 command -v xterm >/dev/null || need+=(xterm)
