@@ -144,7 +144,9 @@ fn engine_markdown(r: &Report, opts: &Options, command: &str) -> String {
         opts.bytes_per_workload as f64 / 1e6
     );
     let _ = writeln!(s, "peers: alacritty_terminal 0.26, vt100 0.18, libvterm (system library)\n");
+    // Columns are found by the engine's name, never by position.
     let alac = r.engines.iter().position(|(n, _)| n == "alacritty_terminal");
+    let me = r.engines.iter().position(|(n, _)| n == "blitty");
     let mut t = Table::new();
     t.load_preset(ASCII_MARKDOWN);
     let mut header = vec!["workload".to_string()];
@@ -155,7 +157,7 @@ fn engine_markdown(r: &Report, opts: &Options, command: &str) -> String {
     for row in &r.rows {
         let mut cells = vec![row.workload.clone()];
         cells.extend(row.mbps.iter().map(|m| m.map_or("not installed".into(), |v| format!("{v:.0}"))));
-        let ratio = match (row.mbps[0], alac.and_then(|a| row.mbps[a])) {
+        let ratio = match (me.and_then(|m| row.mbps[m]), alac.and_then(|a| row.mbps[a])) {
             (Some(b), Some(a)) if a > 0.0 => Some(b / a),
             _ => None,
         };
@@ -193,13 +195,13 @@ fn engine_markdown(r: &Report, opts: &Options, command: &str) -> String {
         if met.is_empty() { String::new() } else { format!(" ({})", met.join(", ")) },
         if missed.is_empty() { String::new() } else { format!("; it misses {}", missed.join(", ")) }
     );
-    if let (Some(Some(b)), Some(Some(a))) = (r.memory.first(), alac.map(|i| r.memory[i])) {
+    if let (Some(Some(b)), Some(Some(a))) = (me.map(|i| r.memory[i]), alac.map(|i| r.memory[i])) {
         let _ = writeln!(
             s,
             "With 10,000 lines of scrollback filled, blitty holds {:.1} MB against alacritty_terminal's {:.1} MB ({:.0}%; target at most 50%).",
-            *b as f64 / 1e6,
+            b as f64 / 1e6,
             a as f64 / 1e6,
-            100.0 * *b as f64 / a as f64
+            100.0 * b as f64 / a as f64
         );
     }
     if r.engines.iter().any(|(n, m)| n == "libvterm" && m.is_empty()) {

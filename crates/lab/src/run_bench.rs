@@ -3,8 +3,9 @@
 //! after it ends); Ctrl-C under a flood; and what blitty's frames cost.
 //!
 //! Targets, each started for real:
-//! - a pty drained by a plain reader: blocking 64 KiB reads and nothing else (the ceiling; the
-//!   report checks that it is at least every other figure and says so when noise beat it),
+//! - a pty drained by a plain reader, the best of blocking 64 KiB reads, poll-then-drain and
+//!   poll-wait-1-ms-drain, nothing else (the ceiling; the report checks that it is at least every other figure and
+//!   says so when noise beat it),
 //! - blitty presenting into that plain reader,
 //! - tmux (its client attached to the plain reader, as a user's would be), and blitty in it,
 //! - xterm under Xvfb, and blitty in it (when both are installed).
@@ -90,6 +91,10 @@ pub(crate) enum Reader {
     /// blitty's engine, hidden: parses everything, answers what the program asks, presents
     /// nothing.
     Engine,
+    /// Drains and does nothing else, but waits 1 ms after each wake-up so that the pty's
+    /// buffer fills between reads (fewer, larger transfers; on two cores an eager reader and
+    /// the writer hand the buffer back and forth in small pieces).
+    Batched,
 }
 
 /// Runs `argv` on a pty of 80x24 whose master a plain reader drains until the child ends;
@@ -154,12 +159,15 @@ pub(crate) fn drained_by(argv: &[String], timeout: Duration, reader: Reader) -> 
         let mut fds = [rustix::event::PollFd::new(&pty.master, rustix::event::PollFlags::IN)];
         let ts = rustix::event::Timespec { tv_sec: 0, tv_nsec: 50_000_000 };
         let _ = rustix::event::poll(&mut fds, Some(&ts));
+        if reader == Reader::Batched {
+            std::thread::sleep(Duration::from_millis(1));
+        }
         loop {
             match rustix::io::read(&pty.master, &mut buf) {
                 Ok(n) if n > 0 => {
                     reads += 1;
                     match reader {
-                        Reader::Plain => {}
+                        Reader::Plain | Reader::Batched => {}
                         Reader::AnswersDsr => {
                             // The query may be split across reads: keep the last 3 bytes.
                             tail.extend_from_slice(&buf[..n]);
@@ -344,7 +352,26 @@ fn flood_once(env: &Env, target: Target, file: &Path, n: usize) -> Result<Flood,
     let sock = format!("blitty-bench-{}", std::process::id());
     let mut reads = None;
     match target {
-        Target::Ceiling => reads = Some(drained_blocking(&["sh".into(), "-c".into(), script.clone()], timeout)?),
+        Target::Ceiling => {
+            // The best of three plain readers: blocking 64 KiB reads; poll, then drain
+            // everything there is; poll, wait 1 ms, drain. None parses or writes anything;
+            // which is fastest depends on the machine, so the ceiling is the least time.
+            let argv = ["sh".to_string(), "-c".to_string(), script.clone()];
+            let mut best: Option<(f64, u64)> = None;
+            for reader in [None, Some(Reader::Plain), Some(Reader::Batched)] {
+                let n = match reader {
+                    None => drained_blocking(&argv, timeout)?,
+                    Some(r) => drained_by(&argv, timeout, r)?,
+                };
+                let secs = read_nanos(&out)?;
+                if best.is_none_or(|(b, _)| secs < b) {
+                    best = Some((secs, n));
+                }
+            }
+            let (secs, n) = best.expect("three readers ran");
+            std::fs::write(&out, format!("{}", (secs * 1e9) as u64)).map_err(|e| e.to_string())?;
+            reads = Some(n);
+        }
         Target::BlittyPty => {
             drained(&["sh".into(), "-c".into(), blitty.clone()], timeout)?;
         }
@@ -696,7 +723,7 @@ fn run_markdown(r: &Report, command: &str) -> String {
             })
             .collect();
         if above.is_empty() {
-            let _ = writeln!(s, "On {short}, the ceiling ({c:.0} MB/s, blocking 64 KiB reads of the pty and nothing else) is at least every target's figure.");
+            let _ = writeln!(s, "On {short}, the ceiling ({c:.0} MB/s, the best of three plain readers of the pty: blocking 64 KiB reads, poll then drain, poll then wait 1 ms and drain) is at least every target's figure.");
         } else {
             let _ = writeln!(s, "On {short}, the ceiling ({c:.0} MB/s) was below {} in this run: those rows are within this machine's noise of the ceiling, not above what a pty can carry.", above.join(", "));
         }
