@@ -261,6 +261,32 @@ impl<T: Hash + Eq + Clone> Interner<T> {
         self.intern_with(value, || value.clone())
     }
 
+    /// [`Self::intern`] for a value that is cheap to copy (a style): one hash, new or not.
+    pub fn intern_copy(&mut self, value: T) -> u32
+    where
+        T: Copy,
+    {
+        use std::collections::hash_map::Entry;
+        match self.ids.entry(value) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => {
+                self.added += 1;
+                let id = match self.free.pop() {
+                    Some(id) => {
+                        self.items[id as usize] = Some(value);
+                        id
+                    }
+                    None => {
+                        self.items.push(Some(value));
+                        (self.items.len() - 1) as u32
+                    }
+                };
+                e.insert(id);
+                id
+            }
+        }
+    }
+
     /// [`Self::intern`] by a borrowed form of the value (`&str` for `Box<str>`): the owned value
     /// is made only when it is new.
     pub fn intern_with<Q: Hash + Eq + ?Sized>(&mut self, key: &Q, owned: impl Fn() -> T) -> u32

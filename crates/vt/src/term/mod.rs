@@ -327,7 +327,7 @@ impl Screen {
         if self.styles.wants_collection() {
             self.collect_garbage();
         }
-        self.styles.intern(&style)
+        self.styles.intern_copy(style)
     }
 
     /// Frees interned styles, clusters and links that no cell (nor the pen, nor a saved
