@@ -19,6 +19,8 @@ for i in $(seq 1 "$n"); do
     pass=$((pass + 1)); verdict=passed
   else
     verdict=FAILED; grep -E "^test .* FAILED|panicked" "$log" | head -5
+    cp "$log" "${TMPDIR:-/tmp}/loaded-tests-run$i.log"
+    echo "  (the whole log: ${TMPDIR:-/tmp}/loaded-tests-run$i.log)"
   fi
   tests=$(grep -E "^test result" "$log" | awk '{s+=$4; f+=$6} END {print s" passed, "f" failed"}')
   echo "run $i: $verdict in $(( $(date +%s) - start )) s ($tests)"

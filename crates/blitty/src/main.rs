@@ -73,6 +73,7 @@ fn main() -> ExitCode {
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         eprintln!("blitty: internal error{at}: {msg} (please report this)");
     }));
+    blitty_io::signals::ignore_file_size_limit_signal();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

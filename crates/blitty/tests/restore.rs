@@ -131,20 +131,15 @@ fn a_full_disk_under_the_log_is_one_line_naming_the_log() {
 
 #[test]
 fn a_log_that_fails_mid_session_restores_every_mode() {
-    // The log is a FIFO whose reader goes away once the program's modes are on the host: the
-    // next write fails (EPIPE), a fatal error.
-    let fifo = temp("fifo");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
-    let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || std::fs::File::open(fifo).expect("open the FIFO for reading"))
-    };
+    // Once the program's modes are on the host, blitty's file-size limit is set to what its log
+    // holds: the next write fails (EFBIG: blitty ignores SIGXFSZ), a fatal error.
+    let log = temp("limited.log");
     let mut host = HostPty::spawn(
         BLITTY,
         &[
             "run",
             "--log",
-            fifo.to_str().expect("utf-8"),
+            log.to_str().expect("utf-8"),
             "--",
             "sh",
             "-c",
@@ -152,13 +147,19 @@ fn a_log_that_fails_mid_session_restores_every_mode() {
         ],
     );
     let before = host.before.clone();
-    let reader = reader.join().expect("reader");
     wait_mirrored(&host);
-    drop(reader);
+    let size = std::fs::metadata(&log).expect("the log exists").len();
+    let pid = rustix::process::Pid::from_raw(host.child.id() as i32).expect("pid");
+    rustix::process::prlimit(
+        Some(pid),
+        rustix::process::Resource::Fsize,
+        rustix::process::Rlimit { current: Some(size), maximum: Some(size) },
+    )
+    .expect("prlimit");
     host.send(b"\r");
     assert_eq!(host.wait_exit().code(), Some(2));
     let text = String::from_utf8_lossy(&host.output().0).into_owned();
-    assert!(text.contains(&format!("blitty: cannot write the log file {}: Broken pipe", fifo.display())), "{text}");
+    assert!(text.contains(&format!("blitty: cannot write the log file {}: File too large", log.display())), "{text}");
     assert_host_restored(&host, &before);
 }
 

@@ -37,3 +37,13 @@ impl Signals {
         self.flags.iter().filter(|(_, f)| f.swap(false, Ordering::Relaxed)).map(|(s, _)| *s).collect()
     }
 }
+
+/// Makes a file-size limit (RLIMIT_FSIZE) an error instead of death: with SIGXFSZ ignored, a
+/// write past the limit fails with EFBIG, and blitty ends with a line naming the file (its log)
+/// and gives the terminal back, instead of being killed without a word.
+pub fn ignore_file_size_limit_signal() {
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
