@@ -369,3 +369,28 @@ fn typed_keys_are_mapped_echoed_and_counted() {
     assert!(screen.contains("RX 4 bytes, TX 4 bytes"), "{screen}");
     quit(&t);
 }
+
+#[test]
+fn a_file_name_typed_in_the_same_burst_as_the_command_goes_to_the_prompt() {
+    // `s`, the file name and Enter in one write after the prefix: they reach blitty in one
+    // read, and everything after the command belongs to the prompt it opened (it was sent to
+    // the line before, and the prompt waited for a name forever).
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let c = cable();
+    let data: Vec<u8> = (0..2_000u32).map(|i| b"burst test line\r\n"[(i % 17) as usize]).collect();
+    let file = temp("burst.txt");
+    std::fs::write(&file, &data).expect("file");
+    let t = console("burst", &c.port, "-b 921600");
+    t.keys(&["C-]"]);
+    t.text(&format!("s{}\r", file.display()));
+    let mut got = Vec::new();
+    wait_until("the file on the line", || {
+        read_for(&c.master, Duration::from_millis(20), &mut got);
+        got.len() >= data.len()
+    });
+    assert_eq!(got, data, "the line got the file, and nothing typed");
+    quit(&t);
+}

@@ -680,6 +680,10 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         keys.feed(&buf[..n], size.rows as usize, &mut actions);
                         for a in actions.drain(..) {
                             match a {
+                                // Keys that came in the same read as the command that opened
+                                // a prompt (Ctrl-] s and a file name typed fast, or pasted)
+                                // belong to the prompt, not the line.
+                                Action::Forward(bytes) if c.prompt.is_some() => c.prompt_key(&bytes),
                                 Action::Forward(bytes) => {
                                     if c.transfer.is_some() {
                                         c.say("keys are not sent during a transfer (Ctrl-] a aborts it)");
