@@ -49,6 +49,17 @@ fn pid_of(host: &HostPty) -> String {
     host.child.id().to_string()
 }
 
+/// Sets blitty's own limit `resource` to `value` while it runs (prlimit on its pid).
+fn limit(host: &HostPty, resource: rustix::process::Resource, value: u64) {
+    let pid = rustix::process::Pid::from_raw(host.child.id() as i32).expect("pid");
+    rustix::process::prlimit(
+        Some(pid),
+        resource,
+        rustix::process::Rlimit { current: Some(value), maximum: Some(value) },
+    )
+    .expect("prlimit");
+}
+
 #[test]
 fn the_host_is_restored_after_a_normal_exit_with_every_mode_on() {
     let mut host = HostPty::spawn(BLITTY, &["run", "--", "sh", "-c", &format!("{MODES_ON} read x")]);
@@ -100,14 +111,7 @@ fn the_host_is_restored_after_an_allocation_failure() {
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
         .expect("VmSize");
-    let limit = (vm_kib + 48 * 1024) * 1024;
-    let pid = rustix::process::Pid::from_raw(pid).expect("pid");
-    rustix::process::prlimit(
-        Some(pid),
-        rustix::process::Resource::As,
-        rustix::process::Rlimit { current: Some(limit), maximum: Some(limit) },
-    )
-    .expect("prlimit");
+    limit(&host, rustix::process::Resource::As, (vm_kib + 48 * 1024) * 1024);
     host.send(b"\r");
     let status = host.wait_exit();
     assert_eq!(status.signal(), Some(6), "an abort on the failed allocation, not {status:?}");
@@ -148,14 +152,7 @@ fn a_log_that_fails_mid_session_restores_every_mode() {
     );
     let before = host.before.clone();
     wait_mirrored(&host);
-    let size = std::fs::metadata(&log).expect("the log exists").len();
-    let pid = rustix::process::Pid::from_raw(host.child.id() as i32).expect("pid");
-    rustix::process::prlimit(
-        Some(pid),
-        rustix::process::Resource::Fsize,
-        rustix::process::Rlimit { current: Some(size), maximum: Some(size) },
-    )
-    .expect("prlimit");
+    limit(&host, rustix::process::Resource::Fsize, std::fs::metadata(&log).expect("the log exists").len());
     host.send(b"\r");
     assert_eq!(host.wait_exit().code(), Some(2));
     let text = String::from_utf8_lossy(&host.output().0).into_owned();
