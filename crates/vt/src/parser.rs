@@ -10,8 +10,11 @@
 //!
 //! UTF-8 decoding follows the Unicode "maximal subpart" practice: each invalid byte, or
 //! truncated sequence, becomes one U+FFFD and the byte that broke the sequence is read again.
-//! C1 controls are recognised as the scalar values U+0080..U+009F (as xterm does in UTF-8
-//! mode); raw bytes 0x80..0x9F are not valid UTF-8 and print as U+FFFD.
+//! C1 controls are never executed from UTF-8: the scalar values U+0080..U+009F are characters
+//! of no width (not printed; payload inside an OSC string), as in xterm's default UTF-8 mode,
+//! alacritty and tmux. Executing them would be a hole: output filters that strip ESC do not
+//! strip U+009B, which would otherwise start a CSI. Raw bytes 0x80..0x9F are not valid UTF-8
+//! and print as U+FFFD.
 
 use crate::scan;
 
@@ -299,38 +302,17 @@ impl Parser {
         true
     }
 
-    /// A decoded scalar value of U+0080 or above.
+    /// A decoded scalar value of U+0080 or above. U+0080..U+009F are not controls here (see
+    /// the module's comment): in the ground state they are dropped, having no width.
     fn scalar<P: Perform>(&mut self, p: &mut P, c: char) {
-        let v = c as u32;
-        if (0x80..=0x9f).contains(&v) {
-            return self.c1(p, v as u8);
-        }
         match self.state {
+            State::Ground if (0x80..=0x9f).contains(&(c as u32)) => {}
             State::Ground => p.print(c),
             State::OscString => {
                 let mut buf = [0u8; 4];
                 self.osc_put(c.encode_utf8(&mut buf).as_bytes());
             }
             _ => {}
-        }
-    }
-
-    /// C1 controls, recognised in every state (vt100.net's "anywhere" transitions).
-    fn c1<P: Perform>(&mut self, p: &mut P, b: u8) {
-        match b {
-            0x90 => self.enter(State::DcsEntry),
-            0x9b => self.enter(State::CsiEntry),
-            0x9d => self.enter(State::OscString),
-            0x98 | 0x9e | 0x9f => self.enter(State::SosPmApcString),
-            0x9c => {
-                self.end_string(p);
-                self.state = State::Ground;
-            }
-            _ => {
-                self.end_string(p);
-                p.execute(b);
-                self.state = State::Ground;
-            }
         }
     }
 
@@ -628,8 +610,12 @@ mod tests {
     }
 
     #[test]
-    fn c1_csi_as_a_scalar_value_starts_a_sequence() {
-        assert_eq!(parse(&["\u{9b}2J".as_bytes()]), ["csi [2] J"]);
+    fn c1_controls_encoded_in_utf8_are_not_executed() {
+        // U+009B (CSI), U+009D (OSC), U+0085 (NEL), U+0084 (IND), U+0090 (DCS): no sequence
+        // starts, nothing is executed, the text around them prints (xterm's UTF-8 mode).
+        assert_eq!(parse(&["\u{9b}2J".as_bytes()]), ["print 2J"]);
+        assert_eq!(parse(&["a\u{85}b\u{84}c\u{90}d".as_bytes()]), ["print a", "print b", "print c", "print d"]);
+        assert_eq!(parse(&["\u{9d}0;x\u{9c}".as_bytes()]), ["print 0;x"]);
     }
 
     #[test]
