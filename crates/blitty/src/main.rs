@@ -63,7 +63,7 @@ fn main() -> ExitCode {
     // A bug must still end in one clear line, not a stack trace.
     std::panic::set_hook(Box::new(|info| {
         // The user's terminal comes back first, so the message can be read.
-        blitty_io::host::restore_now();
+        blitty_io::restore::restore_all();
         let msg = info
             .payload()
             .downcast_ref::<&str>()

@@ -31,12 +31,6 @@ impl RawMode {
     }
 }
 
-/// Restores the host terminal and a serial device if blitty changed them (idempotent; safe
-/// from a panic hook).
-pub fn restore_now() {
-    crate::restore::restore_all();
-}
-
 /// The host terminal opened again for writing frames, non-blocking. Opening it by name gives
 /// blitty an open file description of its own, so O_NONBLOCK here does not leak to the shell
 /// that shares standard output. Falls back to a duplicate of standard output (blocking).

@@ -266,24 +266,12 @@ impl<T: Hash + Eq + Clone> Interner<T> {
     where
         T: Copy,
     {
+        // One hash: the entry is looked up once, and filled in place when the value is new.
         use std::collections::hash_map::Entry;
+        let (items, free, added) = (&mut self.items, &mut self.free, &mut self.added);
         match self.ids.entry(value) {
             Entry::Occupied(e) => *e.get(),
-            Entry::Vacant(e) => {
-                self.added += 1;
-                let id = match self.free.pop() {
-                    Some(id) => {
-                        self.items[id as usize] = Some(value);
-                        id
-                    }
-                    None => {
-                        self.items.push(Some(value));
-                        (self.items.len() - 1) as u32
-                    }
-                };
-                e.insert(id);
-                id
-            }
+            Entry::Vacant(e) => *e.insert(Self::slot_in(items, free, added, value)),
         }
     }
 
@@ -298,19 +286,29 @@ impl<T: Hash + Eq + Clone> Interner<T> {
         if let Some(&id) = self.ids.get(key) {
             return id;
         }
-        self.added += 1;
-        let id = match self.free.pop() {
+        let id = self.slot(owned());
+        self.ids.insert(owned(), id);
+        id
+    }
+
+    /// Stores a new value in a free slot (or a new one) and counts it against the allowance.
+    fn slot(&mut self, value: T) -> u32 {
+        Self::slot_in(&mut self.items, &mut self.free, &mut self.added, value)
+    }
+
+    /// [`Self::slot`] on the fields, for callers holding a borrow of `ids`.
+    fn slot_in(items: &mut Vec<Option<T>>, free: &mut Vec<u32>, added: &mut usize, value: T) -> u32 {
+        *added += 1;
+        match free.pop() {
             Some(id) => {
-                self.items[id as usize] = Some(owned());
+                items[id as usize] = Some(value);
                 id
             }
             None => {
-                self.items.push(Some(owned()));
-                (self.items.len() - 1) as u32
+                items.push(Some(value));
+                (items.len() - 1) as u32
             }
-        };
-        self.ids.insert(owned(), id);
-        id
+        }
     }
 
     /// The number of id slots, live or free: marks are indexed by id below this.
