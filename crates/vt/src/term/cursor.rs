@@ -41,10 +41,62 @@ impl Screen {
         self.goto(self.cursor.x.saturating_add(n).min(stop), self.cursor.y);
     }
 
-    /// CUB (CSI Ps D), BS: left `n`, stopping at the left margin if right of it.
+    /// CUB (CSI Ps D), BS: left `n`, stopping at the left margin if right of it. With
+    /// reverse wraparound (?45, with autowrap) the cursor goes on from the left margin to the
+    /// right margin of the line above when that line wrapped into this one; with extended
+    /// reverse wraparound (?1045) it goes on regardless, from the top margin to the bottom one.
     pub(crate) fn cursor_backward(&mut self, n: usize) {
-        let stop = if self.cursor.x >= self.left { self.left } else { 0 };
-        self.goto(self.cursor.x.saturating_sub(n).max(stop), self.cursor.y);
+        let m = &self.modes;
+        let (rev, rev_ext) = (m.autowrap && m.reverse_wrap, m.autowrap && m.reverse_wrap_extended);
+        let left = if self.cursor.x >= self.left { self.left } else { 0 };
+        if !(rev || rev_ext) {
+            return self.goto(self.cursor.x.saturating_sub(n).max(left), self.cursor.y);
+        }
+        self.reverse_wrap_back(n, left, rev_ext);
+    }
+
+    /// CUB's walk with reverse wraparound (xterm's rules, a line at a time): a pending wrap takes
+    /// the first step; a line above that did not wrap stops the walk at the left margin. The walk
+    /// costs at most a few steps per row, whatever `n` is.
+    fn reverse_wrap_back(&mut self, n: usize, left: usize, extended: bool) {
+        let (right, top, bottom) = (self.right, self.top, self.bottom);
+        let (mut x, mut y) = (self.cursor.x as isize, self.cursor.y);
+        let mut count = n;
+        if count > 0 {
+            if self.cursor.pending_wrap {
+                count -= 1;
+            } else {
+                x -= 1;
+            }
+        }
+        loop {
+            if x < left as isize {
+                if extended {
+                    if y == top {
+                        // From here the walk laps the margins: whole laps change nothing.
+                        y = bottom;
+                        let lap = (right + 1 - left) * (bottom + 1 - top);
+                        count = (count - 1) % lap + 1;
+                    } else {
+                        y = y.saturating_sub(1);
+                    }
+                } else if y == 0 || !self.grid().meta(y - 1).wrapped {
+                    x = left as isize;
+                    break;
+                } else {
+                    y -= 1;
+                }
+                x = right as isize;
+            }
+            if count <= 1 {
+                break;
+            }
+            // Along the line in one step: to the left margin, or one past it to wrap again.
+            let step = (count - 1).min((x - left as isize + 1) as usize);
+            count -= step;
+            x -= step as isize;
+        }
+        self.goto(x.max(0) as usize, y);
     }
 
     /// CNL (CSI Ps E): down `n`, then to the left margin.

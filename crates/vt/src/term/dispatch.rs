@@ -49,10 +49,15 @@ impl Perform for Screen {
             ([], b'=') => self.modes.application_keypad = true,  // DECKPAM
             ([], b'>') => self.modes.application_keypad = false, // DECKPNM
             ([b'#'], b'8') => self.alignment_test(),             // DECALN
-            ([b'('], f) => self.designate_charset(0, f),         // SCS G0
-            ([b')'], f) => self.designate_charset(1, f),         // SCS G1
-            ([b'*'], f) => self.designate_charset(2, f),         // SCS G2
-            ([b'+'], f) => self.designate_charset(3, f),         // SCS G3
+            ([], b'~') => self.invoke_charset_right(1),          // LS1R
+            ([], b'}') => self.invoke_charset_right(2),          // LS2R
+            ([], b'|') => self.invoke_charset_right(3),          // LS3R
+            // SCS: 94-character sets into G0..G3, 96-character sets into G1..G3.
+            ([g @ (b'(' | b')' | b'*' | b'+')], f) => self.designate_charset((g - b'(') as usize, false, None, f),
+            ([g @ (b'(' | b')' | b'*' | b'+'), p], f) => {
+                self.designate_charset((g - b'(') as usize, false, Some(*p), f)
+            }
+            ([g @ (b'-' | b'.' | b'/')], f) => self.designate_charset((g - b',') as usize, true, None, f),
             _ => {}
         }
     }

@@ -53,9 +53,13 @@ pub struct Modes {
     pub newline: bool,
     /// DECCKM (?1)
     pub application_cursor: bool,
-    /// DECCOLM (?3) is recorded only: the screen is not resized (xterm by default ignores it
-    /// too, unless allowed by a resource).
+    /// DECCOLM (?3): recorded, and setting or resetting it clears the screen (unless DECNCSM),
+    /// resets the margins and homes the cursor, as xterm does when column switching is allowed.
+    /// The screen is not resized: its size is the host window's (xterm without the
+    /// `allowWindowOps` column resource does not resize either).
     pub columns_132: bool,
+    /// DECNCSM (?95): DECCOLM keeps the screen's text.
+    pub no_clear_on_columns: bool,
     /// DECSCNM (?5)
     pub reverse_video: bool,
     /// DECOM (?6)
@@ -66,8 +70,12 @@ pub struct Modes {
     pub cursor_blink: bool,
     /// DECTCEM (?25)
     pub cursor_visible: bool,
-    /// ?45 (recorded; reverse wrap is not implemented)
+    /// ?45: reverse wraparound (BS and CUB at the left margin go on to the end of the line
+    /// above when it wrapped into this one; needs autowrap).
     pub reverse_wrap: bool,
+    /// ?1045: extended reverse wraparound (regardless of wrapping; from the top margin to the
+    /// bottom one).
+    pub reverse_wrap_extended: bool,
     /// DECNKM (?66), DECKPAM/DECKPNM
     pub application_keypad: bool,
     /// DECLRMM (?69)
@@ -92,12 +100,14 @@ impl Default for Modes {
             newline: false,
             application_cursor: false,
             columns_132: false,
+            no_clear_on_columns: false,
             reverse_video: false,
             origin: false,
             autowrap: true,
             cursor_blink: false,
             cursor_visible: true,
             reverse_wrap: false,
+            reverse_wrap_extended: false,
             application_keypad: false,
             left_right_margins: false,
             mouse: MouseTracking::Off,
@@ -135,7 +145,10 @@ impl Screen {
         let m = &mut self.modes;
         match mode {
             1 => m.application_cursor = on,
-            3 => m.columns_132 = on,
+            3 => {
+                m.columns_132 = on;
+                self.column_mode();
+            }
             5 => {
                 m.reverse_video = on;
                 self.grid_mut().damage_all();
@@ -154,6 +167,8 @@ impl Screen {
             12 => m.cursor_blink = on,
             25 => m.cursor_visible = on,
             45 => m.reverse_wrap = on,
+            95 => m.no_clear_on_columns = on,
+            1045 => m.reverse_wrap_extended = on,
             47 => self.use_alternate_screen(on, false, false),
             66 => m.application_keypad = on,
             69 => {
@@ -208,6 +223,8 @@ impl Screen {
             12 => state(m.cursor_blink),
             25 => state(m.cursor_visible),
             45 => state(m.reverse_wrap),
+            95 => state(m.no_clear_on_columns),
+            1045 => state(m.reverse_wrap_extended),
             47 | 1047 | 1049 => state(self.alt_active),
             66 => state(m.application_keypad),
             69 => state(m.left_right_margins),
@@ -224,6 +241,20 @@ impl Screen {
             2026 => state(m.synchronized_output),
             _ => 0,
         }
+    }
+
+    /// DECCOLM's effect: the screen cleared (unless DECNCSM), the four margins reset (DECLRMM
+    /// stays as it was), the cursor home.
+    fn column_mode(&mut self) {
+        if !self.modes.no_clear_on_columns {
+            let (blank, rows) = (self.blank(), self.rows);
+            self.grid_mut().clear_rows(0, rows - 1, blank);
+        }
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        self.left = 0;
+        self.right = self.cols - 1;
+        self.cursor_position(1, 1);
     }
 
     /// DECRQM (CSI Ps $ p, CSI ? Ps $ p): answers CSI [?] Ps ; Pm $ y.

@@ -1,9 +1,15 @@
-//! Character sets (SCS designations, SI/SO, LS2/LS3, SS2/SS3, DEC special graphics), saving
-//! and restoring the cursor (DECSC DECRC, SCOSC SCORC), and resets (RIS DECSTR).
+//! Character sets (ISO 2022 as DEC terminals and xterm implement it: SCS designations of 94- and
+//! 96-character sets into G0..G3, the locking shifts SI SO LS2 LS3 into GL and LS1R LS2R LS3R
+//! into GR, the single shifts SS2 SS3), saving and restoring the cursor (DECSC DECRC, SCOSC
+//! SCORC), and resets (RIS DECSTR).
 
 use super::{cursor, Cursor, Modes, Pen, Screen};
 use crate::style::{Attrs, Style};
 
+/// The character sets a designation can select. xterm's default conformance level (VT420)
+/// decides which: the national replacement sets need DECNRCM, which is not implemented, and
+/// the ISO 8859 sets other than Latin-1 need a VT520; designating any of those selects ASCII,
+/// as xterm does for a set it does not know.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Charset {
     #[default]
@@ -12,55 +18,127 @@ pub enum Charset {
     DecSpecial,
     /// ESC ( A: United Kingdom (`#` is `£`).
     Uk,
+    /// ESC ( < and ESC ( % 5: DEC Supplemental Graphics (the upper half of the DEC
+    /// Multinational set, Latin-1 but for a few positions).
+    DecSupplemental,
+    /// ESC ( >: DEC Technical (mathematical symbols, Greek letters, bracket pieces).
+    DecTechnical,
+    /// ESC - A (a 96-character set): ISO Latin-1 Supplemental (U+00A0..U+00FF).
+    Latin1,
 }
 
+/// Shown for a position a set leaves undefined (DEC terminals show a reversed question mark;
+/// xterm draws U+2426 for it too).
+const UNDEFINED: char = '\u{2426}';
+
 impl Charset {
-    fn map(self, c: char) -> char {
+    /// Whether the set has 96 characters (positions 0x20 and 0x7F included) rather than 94.
+    fn is_96(self) -> bool {
+        self == Charset::Latin1
+    }
+
+    /// The character at 7-bit position `pos` (0x20..=0x7F) of this set, or `None` where the
+    /// set keeps the ASCII character (and for positions outside the set).
+    fn lookup(self, pos: u8) -> Option<char> {
+        if !(0x20..=0x7f).contains(&pos) || (!self.is_96() && !(0x21..=0x7e).contains(&pos)) {
+            return None;
+        }
         match self {
-            Charset::Ascii => c,
-            Charset::Uk => {
-                if c == '#' {
-                    '£'
-                } else {
-                    c
-                }
-            }
-            Charset::DecSpecial => dec_special(c),
+            Charset::Ascii => None,
+            Charset::Uk => (pos == b'#').then_some('£'),
+            Charset::DecSpecial => dec_special(pos),
+            Charset::DecSupplemental => Some(dec_supplemental(pos)),
+            Charset::DecTechnical => Some(dec_technical(pos)),
+            Charset::Latin1 => char::from_u32(pos as u32 + 0x80),
         }
     }
 }
 
 /// DEC Special Graphics: 0x5F..=0x7E as their Unicode equivalents (as xterm draws them).
-fn dec_special(c: char) -> char {
+fn dec_special(pos: u8) -> Option<char> {
     const TABLE: [char; 32] = [
         '\u{a0}', '◆', '▒', '␉', '␌', '␍', '␊', '°', '±', '␤', '␋', '┘', '┐', '┌', '└', '┼', '⎺', '⎻', '─', '⎼', '⎽',
         '├', '┤', '┴', '┬', '│', '≤', '≥', 'π', '≠', '£', '·',
     ];
-    match c as u32 {
-        0x5f..=0x7e => TABLE[c as usize - 0x5f],
-        _ => c,
+    (0x5f..=0x7e).contains(&pos).then(|| TABLE[pos as usize - 0x5f])
+}
+
+/// DEC Supplemental Graphics: the upper half of Latin-1 position for position, except where
+/// the DEC Multinational set differs (currency sign, OE ligatures, Y with diaeresis) or leaves
+/// the position reserved.
+fn dec_supplemental(pos: u8) -> char {
+    match pos {
+        0x28 => '¤',
+        0x57 => 'Œ',
+        0x5d => 'Ÿ',
+        0x77 => 'œ',
+        0x7d => 'ÿ',
+        0x24 | 0x26 | 0x2c..=0x2f | 0x34 | 0x38 | 0x3e | 0x50 | 0x5e | 0x70 | 0x7e => UNDEFINED,
+        _ => char::from_u32(pos as u32 + 0x80).unwrap_or(UNDEFINED),
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// DEC Technical, 0x21..=0x7E (VT330/VT340 reference, table 2-6), as Unicode. The seven pieces
+/// of the large sigma (0x31..=0x37) have no Unicode equivalent and show as undefined.
+fn dec_technical(pos: u8) -> char {
+    const TABLE: [char; 94] = [
+        // 0x21..=0x30: radical, box and integral pieces, bracket and brace pieces
+        '⎷', '┌', '─', '⌠', '⌡', '│', '⎡', '⎣', '⎤', '⎦', '⎧', '⎩', '⎫', '⎭', '⎨', '⎬',
+        // 0x31..=0x3F: sigma pieces, four reserved, then ≤ ≠ ≥ ∫
+        UNDEFINED, UNDEFINED, UNDEFINED, UNDEFINED, UNDEFINED, UNDEFINED, UNDEFINED, UNDEFINED, UNDEFINED, UNDEFINED,
+        UNDEFINED, '≤', '≠', '≥', '∫', // 0x40..=0x4F
+        '∴', '∝', '∞', '÷', 'Δ', '∇', 'Φ', 'Γ', '∼', '≃', 'Θ', '×', 'Λ', '⇔', '⇒', '≡', // 0x50..=0x5F
+        'Π', 'Ψ', UNDEFINED, 'Σ', UNDEFINED, UNDEFINED, '√', 'Ω', 'Ξ', 'Υ', '⊂', '⊃', '∩', '∪', '∧', '∨',
+        // 0x60..=0x6F
+        '¬', 'α', 'β', 'χ', 'δ', 'ε', 'φ', 'γ', 'η', 'ι', 'θ', 'κ', 'λ', UNDEFINED, 'ν', '∂', // 0x70..=0x7E
+        'π', 'ψ', 'ρ', 'σ', 'τ', UNDEFINED, 'ƒ', 'ω', 'ξ', 'υ', 'ζ', '←', '↑', '→', '↓',
+    ];
+    TABLE.get((pos as usize).wrapping_sub(0x21)).copied().unwrap_or(UNDEFINED)
+}
+
+/// The designated sets and their invocations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Charsets {
     g: [Charset; 4],
-    /// Which of G0..G3 is invoked into GL.
+    /// Which of G0..G3 is invoked into GL (SI SO LS2 LS3).
     gl: usize,
+    /// Which of G1..G3 is invoked into GR (LS1R LS2R LS3R); G2 by default. In UTF-8 the
+    /// right half is U+00A0..U+00FF: with an ASCII set there (the default), those are Latin-1.
+    gr: usize,
     /// SS2/SS3: the set used for the next character only.
     single: Option<usize>,
 }
 
+impl Default for Charsets {
+    fn default() -> Self {
+        Charsets { g: [Charset::Ascii; 4], gl: 0, gr: 2, single: None }
+    }
+}
+
 impl Charsets {
+    /// Whether printable ASCII prints as itself (the fast path's condition).
     #[inline]
     pub(super) fn gl_is_ascii(&self) -> bool {
         self.single.is_none() && self.g[self.gl] == Charset::Ascii
     }
 
+    /// The character `c` stands for under the current invocations: 0x20..=0x7F through GL (or
+    /// the single shift's set), U+00A0..=U+00FF through GR; anything else is itself.
     pub(super) fn map(&mut self, c: char) -> char {
-        let set = self.single.take().unwrap_or(self.gl);
-        if c.is_ascii() {
-            self.g[set].map(c)
+        let code = c as u32;
+        if code >= 0x100 {
+            self.single = None;
+            return c;
+        }
+        let single = self.single.take();
+        if code < 0x80 {
+            let set = self.g[single.unwrap_or(self.gl)];
+            set.lookup(code as u8).unwrap_or(c)
+        } else if code >= 0xa0 {
+            // A single shift applies to GL only (xterm). A set in GR that keeps a position ASCII
+            // leaves the Latin-1 character.
+            let set = self.g[self.gr];
+            set.lookup(code as u8 - 0x80).filter(|m| !m.is_ascii()).unwrap_or(c)
         } else {
             c
         }
@@ -77,14 +155,18 @@ pub(super) struct SavedCursor {
 }
 
 impl Screen {
-    /// SCS (ESC ( F, ESC ) F, ESC * F, ESC + F): designates a set into G0..G3. Unknown sets
-    /// leave the designation unchanged.
-    pub(crate) fn designate_charset(&mut self, slot: usize, final_byte: u8) {
-        let set = match final_byte {
-            b'B' => Charset::Ascii,
-            b'0' => Charset::DecSpecial,
-            b'A' => Charset::Uk,
-            _ => return,
+    /// SCS: designates a 94-character set into G0..G3 (ESC ( F, ESC ) F, ESC * F, ESC + F, with
+    /// an optional second intermediate such as `%`) or a 96-character set into G1..G3
+    /// (ESC - F, ESC . F, ESC / F). A set this engine does not have designates ASCII (xterm).
+    pub(crate) fn designate_charset(&mut self, slot: usize, size96: bool, prefix: Option<u8>, final_byte: u8) {
+        let set = match (size96, prefix, final_byte) {
+            (false, None, b'B') => Charset::Ascii,
+            (false, None, b'0') => Charset::DecSpecial,
+            (false, None, b'A') => Charset::Uk,
+            (false, None, b'<') | (false, Some(b'%'), b'5') => Charset::DecSupplemental,
+            (false, None, b'>') => Charset::DecTechnical,
+            (true, None, b'A') => Charset::Latin1,
+            _ => Charset::Ascii,
         };
         self.charsets.g[slot] = set;
     }
@@ -92,6 +174,11 @@ impl Screen {
     /// SI (G0 into GL), SO (G1), LS2 (ESC n, G2), LS3 (ESC o, G3).
     pub(crate) fn invoke_charset(&mut self, slot: usize) {
         self.charsets.gl = slot;
+    }
+
+    /// LS1R (ESC ~), LS2R (ESC }), LS3R (ESC |): G1, G2 or G3 into GR.
+    pub(crate) fn invoke_charset_right(&mut self, slot: usize) {
+        self.charsets.gr = slot;
     }
 
     /// SS2 (ESC N), SS3 (ESC O): the next character comes from G2 or G3.
@@ -199,7 +286,7 @@ mod tests {
 
     #[test]
     fn dec_special_graphics_draw_boxes() {
-        let s: String = "lqkxmj".chars().map(dec_special).collect();
+        let s: String = "lqkxmj".bytes().filter_map(dec_special).collect();
         assert_eq!(s, "┌─┐│└┘");
     }
 }

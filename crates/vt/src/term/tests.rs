@@ -109,6 +109,47 @@ fn rep_repeats_the_last_graphic_character() {
 // ---- C0 controls ----
 
 #[test]
+fn reverse_wraparound_backs_into_the_line_that_wrapped() {
+    // "abcdefg" on 5 columns wraps; at column 0 of the second row BS goes to the last column
+    // of the first.
+    let t = term(5, 3, "abcdefg\r\x1b[?45h\x08X");
+    assert_eq!(lines(&t), ["abcdX", "fg", ""]);
+    // Without ?45, or without autowrap, BS stops at column 0.
+    let t = term(5, 3, "abcdefg\r\x08X");
+    assert_eq!(lines(&t), ["abcde", "Xg", ""]);
+    let t = term(5, 3, "abcdefg\r\x1b[?45h\x1b[?7l\x08X");
+    assert_eq!(lines(&t), ["abcde", "Xg", ""]);
+    // A line above that did not wrap stops it.
+    let t = term(5, 3, "ab\r\ncd\r\x1b[?45h\x08X");
+    assert_eq!(lines(&t), ["ab", "Xd", ""]);
+    // A pending wrap takes the first step: the cursor stays in the last column.
+    let t = term(5, 3, "abcde\x1b[?45h\x08X");
+    assert_eq!(lines(&t), ["abcdX", "", ""]);
+    // CUB counts go on across wrapped lines.
+    let t = term(5, 3, "abcdefghijk\x1b[?45h\x1b[8DX");
+    assert_eq!(lines(&t), ["abcXe", "fghij", "k"]);
+}
+
+#[test]
+fn extended_reverse_wraparound_wraps_regardless_and_from_top_to_bottom() {
+    let t = term(5, 3, "ab\r\ncd\r\x1b[?1045h\x08X");
+    assert_eq!(lines(&t), ["ab  X", "cd", ""]);
+    let t = term(3, 2, "\x1b[?1045h\x08X");
+    assert_eq!(lines(&t), ["", "  X"]);
+    // Whole laps of the screen change nothing, however large the count.
+    let t = term(3, 2, "\x1b[2;2H\x1b[?1045h\x1b[60000DX");
+    assert_eq!(lines(&t), ["", " X"]);
+    let t = term(3, 2, "\x1b[2;2H\x1b[?1045h\x1b[60002DX");
+    assert_eq!(lines(&t), ["  X", ""]);
+}
+
+#[test]
+fn decrqm_reports_reverse_wraparound_as_it_is() {
+    let mut t = term(5, 1, "\x1b[?45$p\x1b[?45h\x1b[?45$p\x1b[?1045$p");
+    assert_eq!(t.take_replies(), b"\x1b[?45;2$y\x1b[?45;1$y\x1b[?1045;2$y");
+}
+
+#[test]
 fn bs_moves_left_and_stops_at_column_0() {
     let t = term(10, 1, "ab\x08\x08\x08c");
     assert_eq!(lines(&t), ["cb"]);
@@ -177,11 +218,14 @@ fn decrc_without_decsc_goes_home_with_default_attributes() {
 }
 
 #[test]
-fn decaln_fills_with_e_and_homes() {
-    let t = term(3, 2, "\x1b[2;2r\x1b#8");
-    assert_eq!(lines(&t), ["EEE", "EEE"]);
+fn decaln_fills_with_e_resets_the_margins_and_homes() {
+    let setup = "\x1b[2;3r\x1b[?69h\x1b[2;3s\x1b[3;3H";
+    let t = term(4, 4, setup);
+    assert_eq!(t.screen().margins(), (1, 2, 1, 2), "the margins this test resets were set");
+    let t = term(4, 4, &format!("{setup}\x1b#8"));
+    assert_eq!(lines(&t), ["EEEE"; 4]);
     assert_eq!(cur(&t), (0, 0));
-    assert_eq!(t.screen().margins(), (0, 1, 0, 2));
+    assert_eq!(t.screen().margins(), (0, 3, 0, 3));
 }
 
 #[test]
@@ -197,6 +241,55 @@ fn ris_clears_screen_and_modes_but_keeps_scrollback() {
 fn uk_charset_maps_hash_to_pound() {
     let t = term(5, 1, "\x1b(A#\x1b(B#");
     assert_eq!(lines(&t), ["£#"]);
+}
+
+#[test]
+fn an_unknown_designation_selects_ascii() {
+    let t = term(5, 1, "\x1b(0q\x1b(Wq");
+    assert_eq!(lines(&t), ["─q"]);
+}
+
+#[test]
+fn latin1_supplemental_as_a_96_set_maps_gl_from_0x20() {
+    // ESC - A designates Latin-1 into G1; SO invokes it into GL: 0x20 is NBSP, 0x41 is U+00C1.
+    let t = term(6, 1, "\x1b-A\x0e A~\x0fA");
+    assert_eq!(lines(&t), ["\u{a0}Á\u{fe}A"]);
+}
+
+#[test]
+fn ls2_ls3_invoke_g2_and_g3_into_gl() {
+    let t = term(8, 1, "\x1b*0\x1b+>\x1bnq\x1bo\x3c\x0fq");
+    assert_eq!(lines(&t), ["─≤q"]);
+}
+
+#[test]
+fn ls1r_ls2r_ls3r_invoke_into_gr_the_latin1_half() {
+    // Default GR (G2, ASCII) leaves U+00E0..U+00FF as Latin-1.
+    let t = term(8, 1, "\u{f1}");
+    assert_eq!(lines(&t), ["ñ"]);
+    // DEC Special Graphics in G1 invoked into GR: U+00F1 (0x71 + 0x80) is a horizontal line.
+    let t = term(8, 1, "\x1b)0\x1b~\u{f1}\x1b}\u{f1}");
+    assert_eq!(lines(&t), ["─ñ"]);
+    let t = term(8, 1, "\x1b+>\x1b|\u{c4}");
+    assert_eq!(lines(&t), ["Δ"]);
+}
+
+#[test]
+fn dec_supplemental_and_technical_sets() {
+    let t = term(10, 1, "\x1b(%5\x57\x41\x24\x1b(>\x44\x61\x7e\x1b(<\x77\x1b(B");
+    assert_eq!(lines(&t), ["ŒÁ\u{2426}Δα↓œ"]);
+}
+
+#[test]
+fn single_shifts_apply_to_gl_only_and_once() {
+    let t = term(8, 1, "\x1b+0\x1bOqq\x1bO\u{e9}q");
+    assert_eq!(lines(&t), ["─qéq"]);
+}
+
+#[test]
+fn decsc_saves_the_gr_invocation() {
+    let t = term(8, 1, "\x1b)0\x1b~\x1b7\x1b}\x1b8\u{f1}");
+    assert_eq!(lines(&t), ["─"]);
 }
 
 #[test]
@@ -391,6 +484,29 @@ fn dectcem_decckm_decscnm_and_friends_are_recorded() {
 }
 
 #[test]
+fn deccolm_clears_the_screen_resets_the_margins_and_homes() {
+    let setup = "abc\r\ndef\x1b[2;3r\x1b[?69h\x1b[2;3s\x1b[3;3H";
+    let t = term(4, 4, setup);
+    assert_eq!(t.screen().margins(), (1, 2, 1, 2), "the margins this test resets were set");
+    for mode in ["\x1b[?3h", "\x1b[?3l"] {
+        let t = term(4, 4, &format!("{setup}{mode}"));
+        assert_eq!(lines(&t), ["", "", "", ""], "{mode:?}");
+        assert_eq!(cur(&t), (0, 0));
+        assert_eq!(t.screen().margins(), (0, 3, 0, 3));
+        assert_eq!(t.screen().cols(), 4, "the size is the host's");
+    }
+    let mut t = term(4, 4, "\x1b[?3h\x1b[?3$p");
+    assert_eq!(t.take_replies(), b"\x1b[?3;1$y");
+}
+
+#[test]
+fn decncsm_keeps_the_screen_on_deccolm() {
+    let t = term(4, 2, "abc\x1b[?95h\x1b[?3h");
+    assert_eq!(lines(&t), ["abc", ""]);
+    assert_eq!(cur(&t), (0, 0));
+}
+
+#[test]
 fn alternate_screen_1049_saves_the_cursor_and_restores_the_main_screen() {
     let t = term(5, 2, "main\x1b[?1049hALT");
     assert_eq!(lines(&t), ["    A", "LT"]);
@@ -420,12 +536,15 @@ fn decrqm_reports_set_reset_and_unknown() {
 }
 
 #[test]
-fn decstr_resets_modes_but_keeps_text() {
-    let t = term(5, 2, "ab\x1b[?25l\x1b[4h\x1b[2;2r\x1b[1m\x1b[!p");
-    assert_eq!(lines(&t), ["ab", ""]);
+fn decstr_resets_modes_and_margins_but_keeps_text() {
+    let setup = "ab\x1b[?25l\x1b[4h\x1b[2;3r\x1b[?69h\x1b[2;4s\x1b[1m";
+    let t = term(5, 4, setup);
+    assert_eq!(t.screen().margins(), (1, 2, 1, 3), "the margins this test resets were set");
+    let t = term(5, 4, &format!("{setup}\x1b[!p"));
+    assert_eq!(lines(&t), ["ab", "", "", ""]);
     let m = t.screen().modes();
-    assert!(m.cursor_visible && !m.insert);
-    assert_eq!(t.screen().margins(), (0, 1, 0, 4));
+    assert!(m.cursor_visible && !m.insert && !m.left_right_margins);
+    assert_eq!(t.screen().margins(), (0, 3, 0, 4));
 }
 
 // ---- SGR ----
