@@ -24,4 +24,7 @@ pub mod term;
 
 pub use cell::Cell;
 pub use style::{Attrs, Color, Style, Underline};
-pub use term::{Cursor, CursorShape, Modes, MouseEncoding, MouseTracking, Screen, Terminal};
+pub use term::{
+    default_indexed, parse_color, Cursor, CursorShape, Modes, MouseEncoding, MouseTracking, Palette, Rgb, Screen,
+    Terminal, MAX_TITLE_STACK,
+};

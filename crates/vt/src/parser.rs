@@ -33,9 +33,17 @@ pub trait Perform {
     fn execute(&mut self, control: u8);
     fn esc_dispatch(&mut self, intermediates: &[u8], final_byte: u8);
     fn csi_dispatch(&mut self, params: &Params, private: u8, intermediates: &[u8], final_byte: u8);
-    fn osc_dispatch(&mut self, payload: &[u8]);
-    /// A DCS sequence's header was read; its data is discarded (no DCS function is supported).
-    fn dcs_hook(&mut self, _params: &Params, _private: u8, _intermediates: &[u8], _final_byte: u8) {}
+    /// An OSC string (at most [`MAX_OSC`] bytes); `bel` tells whether BEL ended it rather than
+    /// ST, so that an answer can end the same way (xterm).
+    fn osc_dispatch(&mut self, payload: &[u8], bel: bool);
+    /// A DCS sequence's header was read. Return true to receive its data (at most
+    /// [`MAX_OSC`] bytes) in [`Perform::dcs_dispatch`] when it ends; false discards it.
+    fn dcs_hook(&mut self, _params: &Params, _private: u8, _intermediates: &[u8], _final_byte: u8) -> bool {
+        false
+    }
+    /// The data of the DCS sequence [`Perform::dcs_hook`] asked for, once ST ended it (a DCS
+    /// cancelled by CAN or SUB, or longer than the cap, is not dispatched).
+    fn dcs_dispatch(&mut self, _data: &[u8]) {}
 }
 
 /// CSI/DCS parameters: numbers separated by `;`, sub-parameters by `:`. An empty parameter
@@ -181,6 +189,8 @@ pub struct Parser {
     intermediate_overflow: bool,
     osc: Vec<u8>,
     osc_overflow: bool,
+    /// The DCS being read was asked for by [`Perform::dcs_hook`]: its data goes into `osc`.
+    dcs_wanted: bool,
     utf8: [u8; 4],
     utf8_len: u8,
     utf8_need: u8,
@@ -203,6 +213,7 @@ impl Parser {
             intermediate_overflow: false,
             osc: Vec::new(),
             osc_overflow: false,
+            dcs_wanted: false,
             utf8: [0; 4],
             utf8_len: 0,
             utf8_need: 0,
@@ -316,11 +327,15 @@ impl Parser {
         }
     }
 
-    /// Leaving a string state: an OSC is dispatched.
-    fn end_string<P: Perform>(&mut self, p: &mut P) {
-        if self.state == State::OscString && !self.osc_overflow {
-            p.osc_dispatch(&self.osc);
+    /// Leaving a string state: an OSC is dispatched, and a DCS whose data was asked for
+    /// (`terminated`: ST or BEL ended it, not CAN or SUB).
+    fn end_string<P: Perform>(&mut self, p: &mut P, bel: bool, terminated: bool) {
+        match self.state {
+            State::OscString if !self.osc_overflow => p.osc_dispatch(&self.osc, bel),
+            State::DcsPassthrough if self.dcs_wanted && terminated && !self.osc_overflow => p.dcs_dispatch(&self.osc),
+            _ => {}
         }
+        self.dcs_wanted = false;
     }
 
     fn enter(&mut self, state: State) {
@@ -400,13 +415,13 @@ impl Parser {
         // Transitions from anywhere.
         match b {
             0x18 | 0x1a => {
-                self.end_string(p);
+                self.end_string(p, false, false);
                 self.state = Ground;
                 return;
             }
             0x1b => {
                 // In a string state ESC starts the string terminator (ESC \).
-                self.end_string(p);
+                self.end_string(p, false, true);
                 self.enter(Escape);
                 return;
             }
@@ -504,16 +519,22 @@ impl Parser {
                 }
                 0x30..=0x3f => self.state = DcsIgnore,
                 _ => {
-                    if !self.intermediate_overflow {
-                        p.dcs_hook(&self.params, self.private, &self.intermediates[..self.n_intermediates], b);
-                    }
+                    self.dcs_wanted = !self.intermediate_overflow
+                        && p.dcs_hook(&self.params, self.private, &self.intermediates[..self.n_intermediates], b);
+                    self.osc.clear();
+                    self.osc_overflow = false;
                     self.state = DcsPassthrough;
                 }
             },
-            DcsPassthrough | DcsIgnore | SosPmApcString => {}
+            DcsPassthrough => {
+                if self.dcs_wanted && !c0 && b != 0x7f {
+                    self.osc_put(&[b]);
+                }
+            }
+            DcsIgnore | SosPmApcString => {}
             OscString => match b {
                 0x07 => {
-                    self.end_string(p);
+                    self.end_string(p, true, true);
                     self.state = Ground;
                 }
                 _ if c0 => {}
@@ -549,8 +570,16 @@ mod tests {
             let private = if private == 0 { String::new() } else { (private as char).to_string() };
             self.0.push(format!("csi {private}{} {}{}", groups.join(""), String::from_utf8_lossy(i), f as char));
         }
-        fn osc_dispatch(&mut self, payload: &[u8]) {
-            self.0.push(format!("osc {}", String::from_utf8_lossy(payload)));
+        fn osc_dispatch(&mut self, payload: &[u8], bel: bool) {
+            let end = if bel { " (bel)" } else { "" };
+            self.0.push(format!("osc {}{end}", String::from_utf8_lossy(payload)));
+        }
+        fn dcs_hook(&mut self, _params: &Params, _private: u8, i: &[u8], f: u8) -> bool {
+            self.0.push(format!("dcs {}{}", String::from_utf8_lossy(i), f as char));
+            i == b"$" && f == b'q'
+        }
+        fn dcs_dispatch(&mut self, data: &[u8]) {
+            self.0.push(format!("dcs data {}", String::from_utf8_lossy(data)));
         }
     }
 
@@ -583,7 +612,7 @@ mod tests {
 
     #[test]
     fn osc_ends_with_bel_or_st_and_may_be_split() {
-        assert_eq!(parse(&[b"\x1b]0;ti", b"tle\x07"]), ["osc 0;title"]);
+        assert_eq!(parse(&[b"\x1b]0;ti", b"tle\x07"]), ["osc 0;title (bel)"]);
         assert_eq!(parse(&[b"\x1b]2;t\x1b", b"\\x"]), ["osc 2;t", "esc \\", "print x"]);
     }
 
@@ -636,7 +665,22 @@ mod tests {
     }
 
     #[test]
-    fn dcs_and_apc_payloads_are_swallowed() {
-        assert_eq!(parse(&[b"\x1bP1$qm\x1b\\a\x1b_hidden\x1b\\b"]), ["esc \\", "print a", "esc \\", "print b"]);
+    fn dcs_data_goes_where_the_hook_asked_and_apc_is_swallowed() {
+        // The Log asks for DECRQSS (DCS $ q) data only.
+        assert_eq!(
+            parse(&[b"\x1bP$q\"q\x1b\\a\x1bP1+q544e\x1b\\b\x1b_hidden\x1b\\c"]),
+            ["dcs $q", "dcs data \"q", "esc \\", "print a", "dcs +q", "esc \\", "print b", "esc \\", "print c"]
+        );
+        // Split anywhere, the data arrives whole; CAN cancels it.
+        let s = b"\x1bP$qm\x1b\\";
+        for cut in 0..s.len() {
+            assert_eq!(parse(&[&s[..cut], &s[cut..]]), ["dcs $q", "dcs data m", "esc \\"], "cut at {cut}");
+        }
+        assert_eq!(parse(&[b"\x1bP$qm\x18x"]), ["dcs $q", "print x"]);
+        // Longer than the cap: dropped whole.
+        let mut s = b"\x1bP$q".to_vec();
+        s.extend(std::iter::repeat_n(b'r', MAX_OSC + 1));
+        s.extend(b"\x1b\\");
+        assert_eq!(parse(&[&s]), ["dcs $q", "esc \\"]);
     }
 }

@@ -113,15 +113,27 @@ impl Perform for Screen {
                 self.set_left_right_margins(n(0), p.get(1, self.cols as u16) as usize)
                 // DECSLRM
             }
-            (0, [], b's') => self.save_cursor(),    // SCOSC
-            (0, [], b'u') => self.restore_cursor(), // SCORC
-            // Window manipulation (CSI Ps t), including the title reports 20 t and 21 t, is
-            // refused: a report would echo program-chosen text back as input.
+            (0, [], b's') => self.save_cursor(),                           // SCOSC
+            (0, [], b'u') => self.restore_cursor(),                        // SCORC
+            (0, [], b't') if p.raw(0) == 22 => self.push_titles(p.raw(1)), // XTWINOPS: save titles
+            (0, [], b't') if p.raw(0) == 23 => self.pop_titles(p.raw(1)),  // XTWINOPS: restore titles
+            // Other window manipulation (CSI Ps t) is not done (the window is the host's), and
+            // the title reports 20 t and 21 t are refused: a report would echo program-chosen
+            // text back as input.
             _ => {}
         }
     }
 
-    fn osc_dispatch(&mut self, payload: &[u8]) {
-        self.operating_system_command(payload);
+    fn osc_dispatch(&mut self, payload: &[u8], bel: bool) {
+        self.operating_system_command(payload, bel);
+    }
+
+    fn dcs_hook(&mut self, _params: &Params, private: u8, intermediates: &[u8], final_byte: u8) -> bool {
+        // DECRQSS is the only DCS function: its data is the setting asked about.
+        private == 0 && intermediates == b"$" && final_byte == b'q'
+    }
+
+    fn dcs_dispatch(&mut self, data: &[u8]) {
+        self.request_setting(data);
     }
 }

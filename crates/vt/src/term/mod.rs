@@ -7,6 +7,7 @@ mod dispatch;
 mod edit;
 mod integrity;
 mod modes;
+mod query;
 mod report;
 mod sgr;
 mod state;
@@ -18,6 +19,7 @@ use crate::style::{new_style_table, Interner, Style, StyleTable};
 
 pub use integrity::Violation;
 pub use modes::{CursorShape, Modes, MouseEncoding, MouseTracking};
+pub use query::{default_indexed, parse_color, Palette, Rgb, MAX_TITLE_STACK};
 pub use state::Charset;
 
 /// The longest window title or icon name kept, in bytes.
@@ -83,6 +85,10 @@ pub struct Screen {
     links: Interner<Box<str>>,
     title: String,
     icon_name: String,
+    title_stack: Vec<query::SavedTitles>,
+    /// The colours queries are answered with, and what their resets go back to.
+    palette: Palette,
+    base_palette: Palette,
     replies: Vec<u8>,
     /// The last graphic character printed, for REP.
     last_char: Option<char>,
@@ -121,6 +127,9 @@ impl Screen {
             links: Interner::new(&[], 256),
             title: String::new(),
             icon_name: String::new(),
+            title_stack: Vec::new(),
+            palette: Palette::default(),
+            base_palette: Palette::default(),
             replies: Vec::new(),
             last_char: None,
             bells: 0,

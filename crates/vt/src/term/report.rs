@@ -1,7 +1,7 @@
-//! Answers to the program (DSR, DA1, DA2; DECRQM lives with the modes) and OSC commands
-//! (titles, hyperlinks). Queries whose answer could echo attacker-chosen text back as input
-//! are refused: window title reports (CSI 20 t, CSI 21 t) and clipboard reads (OSC 52 ?) are
-//! never answered, and colour queries (OSC 4/10/11/12 with ?) are ignored too.
+//! Answers to the program (DSR, DA1, DA2; DECRQM lives with the modes, colour and setting
+//! queries in `query.rs`) and OSC commands (titles, hyperlinks, colours). Queries whose answer
+//! could echo attacker-chosen text back as input are refused: window title reports (CSI 20 t,
+//! CSI 21 t) and clipboard reads (OSC 52 ?) are never answered.
 
 use super::{Screen, MAX_LINK, MAX_TITLE};
 
@@ -37,8 +37,9 @@ impl Screen {
         self.reply(b"\x1b[>1;10;0c");
     }
 
-    /// OSC Ps ; Pt: 0 sets icon name and title, 1 the icon name, 2 the title, 8 a hyperlink.
-    pub(crate) fn operating_system_command(&mut self, payload: &[u8]) {
+    /// OSC Ps ; Pt: 0 sets icon name and title, 1 the icon name, 2 the title, 8 a hyperlink;
+    /// 4, 10, 11, 12 set or query colours, 104, 110, 111, 112 reset them.
+    pub(crate) fn operating_system_command(&mut self, payload: &[u8], bel: bool) {
         let (code, rest) = match payload.iter().position(|&b| b == b';') {
             Some(i) => (&payload[..i], &payload[i + 1..]),
             None => (payload, &[][..]),
@@ -51,6 +52,14 @@ impl Screen {
             b"1" => self.icon_name = title_text(rest),
             b"2" => self.title = title_text(rest),
             b"8" => self.hyperlink(rest),
+            b"4" => self.osc_indexed_colors(rest, bel),
+            b"10" => self.osc_dynamic_colors(10, rest, bel),
+            b"11" => self.osc_dynamic_colors(11, rest, bel),
+            b"12" => self.osc_dynamic_colors(12, rest, bel),
+            b"104" => self.osc_reset_indexed_colors(rest),
+            b"110" => self.osc_reset_dynamic_color(110),
+            b"111" => self.osc_reset_dynamic_color(111),
+            b"112" => self.osc_reset_dynamic_color(112),
             _ => {}
         }
     }

@@ -260,7 +260,7 @@ impl Screen {
 
     /// RIS (ESC c), full reset: both buffers cleared, every mode, tab stop, margin and charset
     /// back to its default, the cursor home. The scrollback is kept (what scrolled away is the
-    /// user's record), the title is cleared.
+    /// user's record); the title and its stack are cleared, the colours go back to the host's.
     pub(crate) fn full_reset(&mut self) {
         self.alt_active = false;
         self.pen = Pen::default();
@@ -274,6 +274,8 @@ impl Screen {
         self.tabs = cursor::default_tabs(self.cols);
         self.title.clear();
         self.icon_name.clear();
+        self.title_stack.clear();
+        self.palette = self.base_palette.clone();
         self.last_char = None;
         self.main.clear_damage();
         self.main.damage_all();

@@ -693,3 +693,100 @@ fn inserting_next_to_a_wide_character_cut_by_the_right_margin_blanks_it() {
     let row = t.screen().row(0);
     assert!(row.iter().all(|c| !c.is_wide() && !c.is_spacer()), "{:?}", t.screen().row_text(0));
 }
+
+// ---- queries ----
+
+fn replies(input: &str) -> String {
+    let mut t = term(10, 4, input);
+    String::from_utf8(t.take_replies()).unwrap()
+}
+
+#[test]
+fn osc_10_11_12_answer_the_default_colours_with_the_querys_terminator() {
+    assert_eq!(replies("\x1b]11;?\x07"), "\x1b]11;rgb:0000/0000/0000\x07");
+    assert_eq!(replies("\x1b]10;?\x1b\\"), "\x1b]10;rgb:e5e5/e5e5/e5e5\x1b\\");
+    assert_eq!(replies("\x1b]12;?\x07"), "\x1b]12;rgb:e5e5/e5e5/e5e5\x07");
+    // Further parameters go to the following codes.
+    assert_eq!(replies("\x1b]10;?;?\x07"), "\x1b]10;rgb:e5e5/e5e5/e5e5\x07\x1b]11;rgb:0000/0000/0000\x07");
+}
+
+#[test]
+fn osc_10_11_set_colours_that_queries_then_report_and_110_111_reset() {
+    assert_eq!(replies("\x1b]11;#102030\x07\x1b]11;?\x07"), "\x1b]11;rgb:1010/2020/3030\x07");
+    assert_eq!(replies("\x1b]10;rgb:ff/ff/ff\x07\x1b]110\x07\x1b]10;?\x07"), "\x1b]10;rgb:e5e5/e5e5/e5e5\x07");
+    assert_eq!(replies("\x1b]11;red\x07\x1b]11;?\x07"), "\x1b]11;rgb:0000/0000/0000\x07", "names are not read");
+}
+
+#[test]
+fn a_host_sets_the_colours_that_osc_11_reports() {
+    let mut t = Terminal::new(10, 2);
+    t.screen_mut().set_default_colors([0x22, 0x22, 0x22], [0xfa, 0xfa, 0xfa]);
+    t.feed(b"\x1b]11;#000000\x07\x1b]111\x07\x1b]11;?\x07");
+    assert_eq!(t.take_replies(), b"\x1b]11;rgb:fafa/fafa/fafa\x07");
+}
+
+#[test]
+fn osc_4_sets_and_reports_indexed_colours_and_104_resets() {
+    assert_eq!(replies("\x1b]4;1;?\x07"), "\x1b]4;1;rgb:cdcd/0000/0000\x07");
+    assert_eq!(
+        replies("\x1b]4;1;#00ff00;200;?\x07\x1b]4;1;?\x1b\\"),
+        "\x1b]4;200;rgb:ffff/0000/d7d7\x07\x1b]4;1;rgb:0000/ffff/0000\x1b\\"
+    );
+    assert_eq!(replies("\x1b]4;1;#00ff00\x07\x1b]104;1\x07\x1b]4;1;?\x07"), "\x1b]4;1;rgb:cdcd/0000/0000\x07");
+    assert_eq!(replies("\x1b]4;2;#00ff00\x07\x1b]104\x07\x1b]4;2;?\x07"), "\x1b]4;2;rgb:0000/cdcd/0000\x07");
+    assert_eq!(replies("\x1b]4;256;?\x07\x1b]4;x;?\x07"), "", "no such colour");
+}
+
+#[test]
+fn decrqss_reports_sgr_in_xterms_form() {
+    assert_eq!(replies("\x1bP$qm\x1b\\"), "\x1bP1$r0m\x1b\\");
+    assert_eq!(replies("\x1b[1;4;31;104m\x1bP$qm\x1b\\"), "\x1bP1$r0;1;4;31;104m\x1b\\");
+    assert_eq!(replies("\x1b[3;38;5;200;48;2;1;2;3m\x1bP$qm\x1b\\"), "\x1bP1$r0;3;38:5:200;48:2::1:2:3m\x1b\\");
+    assert_eq!(replies("\x1b[4:3;53;58:5:9m\x1bP$qm\x1b\\"), "\x1bP1$r0;4:3;53;58:5:9m\x1b\\");
+}
+
+#[test]
+fn decrqss_reports_margins_cursor_shape_and_protection() {
+    assert_eq!(replies("\x1b[2;3r\x1bP$qr\x1b\\"), "\x1bP1$r2;3r\x1b\\");
+    assert_eq!(replies("\x1b[?69h\x1b[3;7s\x1bP$qs\x1b\\"), "\x1bP1$r3;7s\x1b\\");
+    assert_eq!(replies("\x1bP$q q\x1b\\\x1b[5 q\x1bP$q q\x1b\\"), "\x1bP1$r2 q\x1b\\\x1bP1$r5 q\x1b\\");
+    assert_eq!(replies("\x1b[1\"q\x1bP$q\"q\x1b\\"), "\x1bP1$r1\"q\x1b\\");
+}
+
+#[test]
+fn decrqss_answers_invalid_for_what_it_does_not_know() {
+    assert_eq!(replies("\x1bP$qx\x1b\\"), "\x1bP0$r\x1b\\");
+    assert_eq!(replies("\x1bP$q\"p\x1b\\"), "\x1bP0$r\x1b\\");
+    // Other DCS functions are not answered at all.
+    assert_eq!(replies("\x1bP+q544e\x1b\\"), "");
+}
+
+#[test]
+fn the_title_stack_saves_and_restores_titles() {
+    let t = term(10, 1, "\x1b]0;one\x07\x1b[22;0t\x1b]0;two\x07\x1b[23;0t");
+    assert_eq!((t.screen().title(), t.screen().icon_name()), ("one", "one"));
+    // Saving the title only leaves the icon name alone on restore.
+    let t = term(10, 1, "\x1b]0;one\x07\x1b[22;2t\x1b]0;two\x07\x1b[23;0t");
+    assert_eq!((t.screen().title(), t.screen().icon_name()), ("one", "two"));
+    // Restoring the icon name only.
+    let t = term(10, 1, "\x1b]0;one\x07\x1b[22t\x1b]0;two\x07\x1b[23;1t");
+    assert_eq!((t.screen().title(), t.screen().icon_name()), ("two", "one"));
+    // An empty stack restores nothing.
+    let t = term(10, 1, "\x1b]0;one\x07\x1b[23;0t");
+    assert_eq!(t.screen().title(), "one");
+}
+
+#[test]
+fn the_title_stack_is_bounded_and_drops_the_oldest() {
+    let mut input = String::new();
+    for i in 0..crate::MAX_TITLE_STACK + 5 {
+        input.push_str(&format!("\x1b]2;t{i}\x07\x1b[22;2t"));
+    }
+    for _ in 0..crate::MAX_TITLE_STACK + 5 {
+        input.push_str("\x1b[23;2t");
+    }
+    let t = term(10, 1, &input);
+    assert_eq!(t.screen().title_stack_len(), 0);
+    // The oldest kept is t5: the first five were dropped.
+    assert_eq!(t.screen().title(), "t5");
+}
