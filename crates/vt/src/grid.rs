@@ -21,10 +21,16 @@ use std::collections::VecDeque;
 
 use crate::cell::Cell;
 
+mod reflow;
+pub use reflow::At;
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RowMeta {
     /// The row's text continues on the next row (it was left by an automatic wrap).
     pub wrapped: bool,
+    /// The row's last cell is the blank left where a wide character did not fit before the
+    /// wrap: not text (reflow drops it when it joins rows).
+    pub pad_end: bool,
     /// Dirty columns `[start, end)` since damage was last cleared; empty when start >= end.
     pub dirty: (u16, u16),
     /// Cells at and after this column are default blanks (`Cell::blank(0)`), so recycling
@@ -77,6 +83,12 @@ pub struct Grid {
     free: Vec<u32>,
     /// Full-screen scrolls since damage was last cleared (saturates at `rows`).
     scrolled: usize,
+    /// Where the screen's top was in the text before the first of a run of resizes: kept until
+    /// output scrolls, so that a resize and its reverse give back the same screen (reflow.rs).
+    anchor: Option<reflow::TextPos>,
+    /// Where the cursor was in the text when a resize could not keep it on its character (its
+    /// line ran below the screen), with where it was put instead and its pending wrap.
+    lost_cursor: Option<(At, reflow::TextPos, bool)>,
 }
 
 impl Grid {
@@ -91,6 +103,8 @@ impl Grid {
             lines: VecDeque::with_capacity(rows),
             free: Vec::new(),
             scrolled: 0,
+            anchor: None,
+            lost_cursor: None,
         };
         for _ in 0..rows {
             let id = g.fresh_row(Cell::blank(0));
@@ -141,7 +155,7 @@ impl Grid {
                 }
                 self.cells.resize(self.cells.len() + self.cols, blank);
                 let used = if blank == Cell::blank(0) { 0 } else { self.cols as u16 };
-                self.meta.push(RowMeta { wrapped: false, dirty: (0, self.cols as u16), used });
+                self.meta.push(RowMeta { wrapped: false, pad_end: false, dirty: (0, self.cols as u16), used });
                 id
             }
         }
@@ -159,7 +173,7 @@ impl Grid {
             row.fill(blank);
             self.cols as u16
         };
-        *meta = RowMeta { wrapped: false, dirty: (0, self.cols as u16), used };
+        *meta = RowMeta { wrapped: false, pad_end: false, dirty: (0, self.cols as u16), used };
     }
 
     #[inline]
@@ -197,6 +211,14 @@ impl Grid {
     pub fn set_wrapped(&mut self, y: usize, wrapped: bool) {
         let id = self.visible_id(y) as usize;
         self.meta[id].wrapped = wrapped;
+        self.meta[id].pad_end &= wrapped;
+    }
+
+    /// Marks visible row `y` as ending in the pad blank a wide character left when it wrapped.
+    #[inline]
+    pub fn set_pad_end(&mut self, y: usize) {
+        let id = self.visible_id(y) as usize;
+        self.meta[id].pad_end = true;
     }
 
     /// Marks columns `[start, end)` of visible row `y` as changed.
@@ -298,6 +320,10 @@ impl Grid {
     /// top margin is the first row and the left/right margins are the full width).
     pub fn scroll_up(&mut self, top: usize, bottom: usize, n: usize, blank: Cell, save: bool) {
         let full = top == 0 && bottom + 1 == self.rows;
+        if top == 0 {
+            // The screen's top moves in the text: a resize after this starts afresh.
+            self.anchor = None;
+        }
         if full && n == 1 && save && self.history_len() >= self.history_cap && self.history_cap > 0 {
             // The steady state of scrolling output: the oldest history row becomes the new
             // bottom row.
@@ -408,6 +434,7 @@ impl Grid {
 
     /// Drops all history (ED 3).
     pub fn clear_history(&mut self) {
+        self.anchor = None;
         while self.history_len() > 0 {
             let id = self.lines.pop_front().expect("history is not empty");
             self.free.push(id);

@@ -14,7 +14,7 @@ mod state;
 mod text;
 
 use crate::cell::Cell;
-use crate::grid::Grid;
+use crate::grid::{At, Grid};
 use crate::style::{new_style_table, Interner, Style, StyleTable};
 
 pub use integrity::Violation;
@@ -196,6 +196,11 @@ impl Screen {
     /// Scrollback line `i`, 0 being the oldest.
     pub fn history_row(&self, i: usize) -> &[Cell] {
         self.main.history_row(i)
+    }
+
+    /// Whether scrollback line `i` continues on the next line (an automatic wrap left it).
+    pub fn history_wrapped(&self, i: usize) -> bool {
+        self.main.history_wrapped(i)
     }
 
     pub fn style(&self, id: u32) -> Style {
@@ -437,21 +442,38 @@ impl Screen {
         }
     }
 
-    /// Changes the size (each side clamped as in [`Screen::new`]), keeping text (no reflow),
-    /// resetting margins, clamping the cursor.
+    /// Changes the size (each side clamped as in [`Screen::new`]). The main screen reflows:
+    /// soft-wrapped lines rejoin and rewrap at the new width, in the scrollback too, and the
+    /// cursor stays on its character (see `grid/reflow.rs`); the alternate screen is cut or
+    /// padded (full-screen programs redraw it on SIGWINCH). Margins are reset.
     pub fn resize(&mut self, cols: usize, rows: usize) {
         let (cols, rows) = (cols.clamp(1, MAX_COLS), rows.clamp(1, MAX_ROWS));
         if (cols, rows) == (self.cols, self.rows) {
             return;
         }
-        let y = self.cursor.y;
-        let (active, other) =
-            if self.alt_active { (&mut self.alt, &mut self.main) } else { (&mut self.main, &mut self.alt) };
-        other.resize(cols, rows, y);
-        let active_y = active.resize(cols, rows, y);
+        let at = |c: Cursor| At { x: c.x, y: c.y, pending: c.pending_wrap };
+        // While the alternate screen is shown, the main screen's cursor is the one 1049 saved.
+        let main_at = match (self.alt_active, self.saved_main) {
+            (true, Some(saved)) => at(saved.cursor),
+            _ => at(self.cursor),
+        };
+        let main_at = self.main.reflow(cols, rows, main_at);
+        let alt_y = self.alt.resize(cols, rows, self.cursor.y);
         self.cols = cols;
         self.rows = rows;
-        self.cursor = Cursor { x: self.cursor.x.min(cols - 1), y: active_y.min(rows - 1), pending_wrap: false };
+        let moved = |a: At| Cursor { x: a.x, y: a.y, pending_wrap: a.pending };
+        if self.alt_active {
+            self.cursor = Cursor { x: self.cursor.x.min(cols - 1), y: alt_y.min(rows - 1), pending_wrap: false };
+            if let Some(saved) = self.saved_main.as_mut() {
+                saved.cursor = moved(main_at);
+            }
+        } else {
+            self.cursor = moved(main_at);
+        }
+        for saved in [self.saved_main.as_mut(), self.saved_alt.as_mut()].into_iter().flatten() {
+            saved.cursor.x = saved.cursor.x.min(cols - 1);
+            saved.cursor.y = saved.cursor.y.min(rows - 1);
+        }
         self.top = 0;
         self.bottom = rows - 1;
         self.left = 0;

@@ -148,7 +148,7 @@ impl Charsets {
 /// What DECSC saves (VT510): position, pending wrap, SGR (with DECSCA), charsets, origin mode.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct SavedCursor {
-    cursor: Cursor,
+    pub(super) cursor: Cursor,
     pub(super) style: Style,
     charsets: Charsets,
     origin: bool,

@@ -640,17 +640,110 @@ fn damage_records_changed_spans_and_scrolls() {
 
 // ---- resize ----
 
+fn history(t: &Terminal) -> Vec<String> {
+    let s = t.screen();
+    (0..s.history_len()).map(|i| s.cells_text(s.history_row(i))).collect()
+}
+
 #[test]
-fn resize_keeps_text_and_clamps_the_cursor() {
+fn narrowing_rewraps_lines_and_widening_gives_the_same_screen_back() {
     let mut t = term(10, 3, "abcdefghij\r\n12\r\n34");
     t.resize(4, 2);
+    assert_eq!(history(&t), ["abcd", "efgh", "ij"]);
     assert_eq!(lines(&t), ["12", "34"]);
-    assert_eq!(t.screen().cells_text(t.screen().history_row(t.screen().history_len() - 1)), "abcd");
     assert_eq!(cur(&t), (1, 2));
     t.resize(10, 3);
-    assert_eq!(lines(&t), ["abcd", "12", "34"]);
+    assert_eq!(history(&t), Vec::<String>::new());
+    assert_eq!(lines(&t), ["abcdefghij", "12", "34"]);
+    assert_eq!(cur(&t), (2, 2));
     t.feed(b"\x1b[99;99Hz");
     assert_eq!(cur(&t), (2, 9));
+}
+
+#[test]
+fn soft_wrapped_lines_rejoin_when_widened() {
+    let mut t = term(4, 4, "abcdefghij");
+    assert_eq!(lines(&t), ["abcd", "efgh", "ij", ""]);
+    t.resize(12, 4);
+    assert_eq!(lines(&t), ["abcdefghij", "", "", ""]);
+    assert_eq!(cur(&t), (0, 10));
+    assert!(!t.screen().row_wrapped(0));
+}
+
+#[test]
+fn the_cursor_stays_on_its_character() {
+    let mut t = term(20, 3, "hello world\x1b[1;8H");
+    assert_eq!(cur(&t), (0, 7));
+    t.resize(5, 3);
+    assert_eq!(lines(&t), ["hello", " worl", "d"]);
+    assert_eq!(cur(&t), (1, 2), "still on the 'o' of world");
+    t.resize(20, 3);
+    assert_eq!(cur(&t), (0, 7));
+}
+
+#[test]
+fn a_pending_wrap_survives_reflow() {
+    let mut t = term(5, 3, "abcde");
+    assert!(t.screen().cursor().pending_wrap);
+    t.resize(10, 3);
+    assert_eq!(cur(&t), (0, 5));
+    assert!(!t.screen().cursor().pending_wrap);
+    t.resize(5, 3);
+    assert_eq!(cur(&t), (0, 4));
+    assert!(t.screen().cursor().pending_wrap);
+    t.feed(b"f");
+    assert_eq!(lines(&t), ["abcde", "f", ""]);
+}
+
+#[test]
+fn a_wide_character_moves_whole_and_its_pad_is_not_text() {
+    let mut t = term(3, 3, "ab字c");
+    assert_eq!(lines(&t), ["ab", "字c", ""]);
+    t.resize(5, 3);
+    assert_eq!(lines(&t), ["ab字c", "", ""]);
+    t.resize(3, 3);
+    assert_eq!(lines(&t), ["ab", "字c", ""]);
+    t.resize(1, 3);
+    assert!(lines(&t).iter().all(|l| l.chars().count() <= 1));
+}
+
+#[test]
+fn narrowing_a_half_empty_screen_uses_its_free_rows_first() {
+    let mut t = term(10, 5, "one two three\r\n$ ");
+    assert_eq!(lines(&t), ["one two th", "ree", "$", "", ""]);
+    t.resize(5, 5);
+    assert_eq!(history(&t), Vec::<String>::new());
+    assert_eq!(lines(&t), ["one t", "wo th", "ree", "$", ""]);
+    assert_eq!(cur(&t), (3, 2));
+}
+
+#[test]
+fn a_cleared_screen_stays_clear_through_a_resize() {
+    let mut t = term(10, 3, "1\r\n2\r\n3\r\n4\r\n5\x1b[2J\x1b[H");
+    let before = history(&t);
+    t.resize(8, 5);
+    assert_eq!(lines(&t), ["", "", "", "", ""]);
+    assert_eq!(cur(&t), (0, 0));
+    assert_eq!(history(&t), before);
+}
+
+#[test]
+fn a_full_screen_pulls_lines_back_from_history_as_it_grows() {
+    let mut t = term(10, 3, "1\r\n2\r\n3\r\n4\r\n5");
+    t.resize(10, 5);
+    assert_eq!(lines(&t), ["1", "2", "3", "4", "5"]);
+    assert_eq!(cur(&t), (4, 1));
+}
+
+#[test]
+fn the_alternate_screen_is_not_reflowed_but_the_main_screen_under_it_is() {
+    let mut t = term(4, 3, "abcdefg\x1b[?1049h0123");
+    assert_eq!(lines(&t), ["", "   0", "123"]);
+    t.resize(8, 3);
+    assert_eq!(lines(&t), ["", "   0", "123"], "the alternate screen is cut or padded, never rejoined");
+    t.feed(b"\x1b[?1049l");
+    assert_eq!(lines(&t), ["abcdefg", "", ""]);
+    assert_eq!(cur(&t), (0, 7), "the saved cursor was reflowed with its line");
 }
 
 // ---- memory bounds ----

@@ -130,6 +130,10 @@ impl Screen {
             let (s, e) = self.split_wide_edges(y, x, x + 1);
             self.grid_mut().row_mut(y)[x] = blank;
             self.touch(y, s, e);
+            if x + 1 == self.cols {
+                // Not text: reflow drops this blank when it joins the rows again.
+                self.grid_mut().set_pad_end(y);
+            }
             self.wrap_line();
         }
         let (x, y) = (self.cursor.x, self.cursor.y);
