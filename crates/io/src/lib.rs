@@ -13,6 +13,7 @@ pub mod host;
 pub mod keys;
 pub mod ports;
 pub mod pty;
+pub mod reader;
 pub mod restore;
 pub mod serial;
 pub mod session;

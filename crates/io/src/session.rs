@@ -1,7 +1,8 @@
-//! The event loop of `blitty run`: one thread reads the child's output in large chunks into
-//! the engine and forwards keys; frames are built within a budget of `hz` a second (see
-//! `FrameBudget`) and written without blocking on blitty's own open of the host terminal,
-//! so a slow host terminal costs frames, never input or reading.
+//! The event loop of `blitty run`: a reader thread reads the child's output in chunks of up to
+//! 64 KiB (`reader.rs`), and the loop parses them into the engine, forwards keys first, and
+//! builds frames within a budget of `hz` a second (see `FrameBudget`), written without
+//! blocking on blitty's own open of the host terminal, so a slow host terminal costs frames,
+//! never input or reading.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -18,6 +19,7 @@ use rustix::io::Errno;
 use crate::host::{self, RawMode};
 use crate::keys::{Action, Keys, Scroll};
 use crate::pty::{self, Size};
+use crate::reader::{Chunk, Reader};
 use crate::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
 
 pub struct Options {
@@ -41,14 +43,15 @@ pub struct Stats {
     pub frames: u64,
     /// Bytes written to the host terminal.
     pub host_bytes: u64,
-    /// From /proc/thread-self/io: read() and write() system calls of blitty's thread (the only
-    /// one that does I/O; the process's counters would include reaped children's).
+    /// From /proc/thread-self/io: read() and write() system calls of blitty's event loop and
+    /// reader threads (the process's counters would include reaped children's).
     pub syscr: u64,
     pub syscw: u64,
     /// CPU seconds (user and system) of the whole process, in clock ticks (10 ms).
     pub cpu_user: f64,
     pub cpu_sys: f64,
-    /// CPU seconds of blitty's thread (all its work), to the nanosecond (schedstat).
+    /// CPU seconds of blitty's event loop and reader threads (all its work), to the nanosecond
+    /// (schedstat).
     pub cpu: f64,
 }
 
@@ -108,7 +111,7 @@ impl From<Errno> for Error {
 
 /// This thread's read() and write() system calls, from /proc/thread-self/io. (The process's
 /// /proc/self/io would also count the children it has reaped.)
-fn thread_syscalls() -> (u64, u64) {
+pub(crate) fn thread_syscalls() -> (u64, u64) {
     let mut counts = (0, 0);
     if let Ok(io) = std::fs::read_to_string("/proc/thread-self/io") {
         for line in io.lines() {
@@ -258,6 +261,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut size = host::size();
     let program = opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
     let mut pty = pty::spawn(&opts.argv, size).map_err(|cause| Error::Spawn { program, cause })?;
+    let reader = Reader::start(std::os::fd::AsFd::as_fd(&pty.master))?;
     let mut signals = Signals::new(&[SIGWINCH, SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
     let mut term = Terminal::with_scrollback(size.cols as usize, size.rows as usize, opts.scrollback);
     let mut presenter = AnsiPresenter::new(size.cols as usize, size.rows as usize);
@@ -279,8 +283,10 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut keys = Keys::default();
     let mut scrollback = Scrollback::default();
     let mut to_child: Vec<u8> = Vec::new();
-    let mut buf = vec![0u8; 64 * 1024];
+    let mut buf = vec![0u8; 4096];
     let mut master_open = true;
+    // Chunks were left waiting when the read budget ran out: look again without sleeping.
+    let mut more_output = false;
     let mut exit: Option<i32> = None;
     let mut actions = Vec::new();
     let started = Instant::now();
@@ -302,32 +308,32 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         } else {
             None
         };
-        let ts = timeout.map(timespec);
+        let ts = if more_output { Some(timespec(Duration::ZERO)) } else { timeout.map(timespec) };
         let stdin = rustix::stdio::stdin();
-        let mut master_events = PollFlags::empty();
-        if master_open {
-            master_events |= PollFlags::IN;
-            if !to_child.is_empty() {
-                master_events |= PollFlags::OUT;
-            }
-        }
         let out_events = if writer.idle() { PollFlags::empty() } else { PollFlags::OUT };
-        let mut fds = [
+        let chunks_waiting = reader.wake_fd();
+        let mut fds = vec![
             PollFd::new(&stdin, PollFlags::IN),
-            PollFd::new(&pty.master, master_events),
+            PollFd::new(&chunks_waiting, PollFlags::IN),
             PollFd::new(&signals.wake, PollFlags::IN),
             PollFd::new(&writer.fd, out_events),
         ];
+        // The master is polled only to write to it (the reader thread reads it).
+        let to_master = master_open && !to_child.is_empty();
+        if to_master {
+            fds.push(PollFd::new(&pty.master, PollFlags::OUT));
+        }
         match poll(&mut fds, ts.as_ref()) {
             Ok(_) | Err(Errno::INTR) => {}
             Err(e) => return Err(e.into()),
         }
         let (key_ready, out_ready, in_ready, host_ready) = (
             fds[0].revents().intersects(PollFlags::IN | PollFlags::HUP),
-            fds[1].revents().intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR),
-            fds[1].revents().contains(PollFlags::OUT),
+            more_output || fds[1].revents().contains(PollFlags::IN),
+            to_master && fds[4].revents().contains(PollFlags::OUT),
             fds[3].revents().intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
         );
+        drop(fds);
         if host_ready {
             writer.flush();
         }
@@ -369,25 +375,31 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         }
 
         if out_ready && master_open {
+            reader.clear_wake();
+            more_output = false;
             let mut taken = 0;
-            while taken < READ_BUDGET {
-                match rustix::io::read(&pty.master, &mut buf) {
-                    Ok(0) | Err(Errno::IO) => {
-                        master_open = false;
-                        break;
-                    }
-                    Ok(n) => {
-                        taken += n;
-                        child_bytes += n as u64;
+            loop {
+                if taken >= READ_BUDGET {
+                    more_output = true;
+                    break;
+                }
+                match reader.try_take() {
+                    Ok(Some(Chunk::Data(chunk))) => {
+                        taken += chunk.len();
+                        child_bytes += chunk.len() as u64;
                         if let Some(f) = log.as_mut() {
-                            f.write_all(&buf[..n]).map_err(log_error)?;
+                            f.write_all(&chunk).map_err(log_error)?;
                         }
-                        term.feed(&buf[..n]);
+                        term.feed(&chunk);
+                        reader.recycle(chunk);
                         dirty = true;
                         last_output = Instant::now();
                     }
-                    Err(Errno::INTR) => {}
-                    Err(_) => break,
+                    Ok(Some(Chunk::End)) | Err(()) => {
+                        master_open = false;
+                        break;
+                    }
+                    Ok(None) => break,
                 }
             }
             let replies = term.take_replies();
@@ -416,19 +428,15 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             if let Some(status) = pty.child.try_wait()? {
                 // Take what the child wrote before it ended.
                 if master_open {
-                    loop {
-                        match rustix::io::read(&pty.master, &mut buf) {
-                            Ok(n) if n > 0 => {
-                                child_bytes += n as u64;
-                                if let Some(f) = log.as_mut() {
-                                    f.write_all(&buf[..n]).map_err(log_error)?;
-                                }
-                                term.feed(&buf[..n]);
-                            }
-                            Err(Errno::INTR) => {}
-                            _ => break,
+                    reader.finish();
+                    while let Some(Chunk::Data(chunk)) = reader.take() {
+                        child_bytes += chunk.len() as u64;
+                        if let Some(f) = log.as_mut() {
+                            f.write_all(&chunk).map_err(log_error)?;
                         }
+                        term.feed(&chunk);
                     }
+                    master_open = false;
                 }
                 dirty = true;
                 exit = Some(shell_status(status));
@@ -462,6 +470,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
 
     // The last frame, then the host back as it was, with the program's last output on it.
     let paced_frames = presenter.stats.frames;
+    let reader_stats = reader.join();
     restore_host(&mut writer, &mut presenter, &term, raw);
     let status = exit.unwrap_or(0);
     if pty.child.try_wait()?.is_none() {
@@ -478,6 +487,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             ..Stats::default()
         };
         stats.read_process();
+        stats.syscr += reader_stats.syscr;
+        stats.syscw += reader_stats.syscw;
+        stats.cpu += reader_stats.cpu;
         // The session is over: a failure here is said, but the program's status stands.
         if let Err(e) = stats.write(file) {
             eprintln!("blitty: cannot write the statistics file {}: {e}", path.display());

@@ -1,0 +1,183 @@
+//! The child's output, read on a thread of its own: while the event loop parses one chunk,
+//! the next is already being read, so the pty keeps flowing at the pace of the program rather
+//! than at the pace of read, parse, read (ghostty reads its pty on a thread for the same
+//! reason). Chunks of up to 64 KiB go to the loop through a bounded queue; when the loop falls
+//! behind, the queue fills, the reader stops reading, the pty fills and the program waits:
+//! flow control, with no byte dropped. Each chunk wakes the loop through an eventfd it polls.
+
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::mpsc::{sync_channel, Receiver, Sender, SyncSender, TryRecvError};
+use std::thread::JoinHandle;
+
+use rustix::event::{eventfd, poll, EventfdFlags, PollFd, PollFlags};
+use rustix::io::Errno;
+
+/// Bytes a chunk holds at most (one read).
+pub const CHUNK: usize = 64 * 1024;
+/// Chunks waiting for the loop at most: 256 KiB read ahead.
+const QUEUE: usize = 4;
+/// Chunks read at most once told to finish: a program that goes on writing (a background job
+/// holding the pty) cannot hold the end of the session.
+const FINAL_CHUNKS: usize = 16;
+
+/// What the reader sends.
+pub enum Chunk {
+    Data(Vec<u8>),
+    /// The master hung up (the child and everything holding the pty is gone), or the reader
+    /// was told to finish and has read everything that was there.
+    End,
+}
+
+/// The reader thread's own counters, for the session's statistics.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReaderStats {
+    pub syscr: u64,
+    pub syscw: u64,
+    /// CPU seconds of the reader thread.
+    pub cpu: f64,
+}
+
+pub struct Reader {
+    rx: Receiver<Chunk>,
+    recycle: Sender<Vec<u8>>,
+    /// Readable when chunks are waiting (an eventfd the reader adds to).
+    wake: OwnedFd,
+    /// Written to tell the reader to take what is there now and end.
+    stop: OwnedFd,
+    thread: Option<JoinHandle<ReaderStats>>,
+}
+
+impl Reader {
+    /// Starts reading `master` (a duplicate is kept by the thread).
+    pub fn start(master: BorrowedFd<'_>) -> std::io::Result<Reader> {
+        let master = master.try_clone_to_owned()?;
+        let wake = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
+        let stop = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
+        let (tx, rx) = sync_channel(QUEUE);
+        let (recycle, recycled) = std::sync::mpsc::channel();
+        let (wake_thread, stop_thread) = (wake.try_clone()?, stop.try_clone()?);
+        let thread = std::thread::Builder::new()
+            .name("blitty-reader".into())
+            .spawn(move || read_loop(master, tx, recycled, wake_thread, stop_thread))?;
+        Ok(Reader { rx, recycle, wake, stop, thread: Some(thread) })
+    }
+
+    /// The fd to poll for readability: chunks are waiting.
+    pub fn wake_fd(&self) -> BorrowedFd<'_> {
+        self.wake.as_fd()
+    }
+
+    /// Clears the wake-up (call before taking chunks, so that none is missed).
+    pub fn clear_wake(&self) {
+        let mut b = [0u8; 8];
+        let _ = rustix::io::read(&self.wake, &mut b);
+    }
+
+    /// The next chunk waiting, if any. `Err(())` when the reader has ended and sent everything.
+    pub fn try_take(&self) -> Result<Option<Chunk>, ()> {
+        match self.rx.try_recv() {
+            Ok(c) => Ok(Some(c)),
+            Err(TryRecvError::Empty) => Ok(None),
+            Err(TryRecvError::Disconnected) => Err(()),
+        }
+    }
+
+    /// Waits for the next chunk (at the end of the session, after [`Reader::finish`]).
+    pub fn take(&self) -> Option<Chunk> {
+        self.rx.recv().ok()
+    }
+
+    /// Gives a chunk's buffer back for reuse.
+    pub fn recycle(&self, buf: Vec<u8>) {
+        let _ = self.recycle.send(buf);
+    }
+
+    /// Tells the reader to take what the pty holds now, send it, then [`Chunk::End`].
+    pub fn finish(&self) {
+        let _ = rustix::io::write(&self.stop, &1u64.to_ne_bytes());
+    }
+
+    /// Ends the thread (telling it to finish first) and returns its counters.
+    pub fn join(mut self) -> ReaderStats {
+        self.finish();
+        // Take what is left until the thread ends (it drops its sender): a reader waiting for
+        // room in the queue gets it.
+        while self.rx.recv().is_ok() {}
+        self.thread.take().and_then(|h| h.join().ok()).unwrap_or_default()
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        // A session that ends early (an error) still ends the thread.
+        self.finish();
+    }
+}
+
+fn read_loop(
+    master: OwnedFd,
+    tx: SyncSender<Chunk>,
+    recycled: Receiver<Vec<u8>>,
+    wake: OwnedFd,
+    stop: OwnedFd,
+) -> ReaderStats {
+    let signal = || {
+        let _ = rustix::io::write(&wake, &1u64.to_ne_bytes());
+    };
+    let mut finishing = false;
+    let mut final_chunks = 0;
+    loop {
+        if !finishing {
+            let mut fds = [PollFd::new(&master, PollFlags::IN), PollFd::new(&stop, PollFlags::IN)];
+            match poll(&mut fds, None) {
+                Ok(_) => {}
+                Err(Errno::INTR) => continue,
+                Err(_) => break,
+            }
+            finishing = fds[1].revents().contains(PollFlags::IN);
+            if finishing && !fds[0].revents().intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) {
+                // Told to finish with nothing waiting: done.
+                break;
+            }
+        } else {
+            // Finishing: only what is there now, and not forever.
+            final_chunks += 1;
+            if final_chunks > FINAL_CHUNKS {
+                break;
+            }
+            let mut fds = [PollFd::new(&master, PollFlags::IN)];
+            let ready = poll(&mut fds, Some(&rustix::event::Timespec { tv_sec: 0, tv_nsec: 0 }));
+            if !matches!(ready, Ok(n) if n > 0) || !fds[0].revents().intersects(PollFlags::IN) {
+                break;
+            }
+        }
+        let mut buf = recycled.try_recv().unwrap_or_default();
+        buf.resize(CHUNK, 0);
+        match rustix::io::read(&master, &mut buf) {
+            Ok(0) | Err(Errno::IO) => break,
+            Ok(n) => {
+                buf.truncate(n);
+                if tx.send(Chunk::Data(buf)).is_err() {
+                    return thread_stats();
+                }
+                signal();
+            }
+            Err(Errno::INTR) | Err(Errno::AGAIN) => {}
+            Err(_) => break,
+        }
+    }
+    let _ = tx.send(Chunk::End);
+    signal();
+    thread_stats()
+}
+
+/// This thread's system calls and CPU time, from /proc/thread-self.
+fn thread_stats() -> ReaderStats {
+    let (syscr, syscw) = crate::session::thread_syscalls();
+    let cpu = std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
+        .unwrap_or(0.0)
+        / 1e9;
+    ReaderStats { syscr, syscw, cpu }
+}
