@@ -42,6 +42,27 @@ pub const MAX_COLS: usize = 2048;
 /// The tallest screen, in rows: more than an 8192-pixel-tall display shows with an 8-pixel font.
 pub const MAX_ROWS: usize = 1024;
 
+/// Entries in the screen's cache of recently interned styles (a power of two).
+const STYLE_CACHE: usize = 256;
+/// A cache slot holding nothing (no style has id `u32::MAX`).
+const EMPTY_SLOT: ([u32; 4], u16, u32) = ([0; 4], 0, u32::MAX);
+
+/// A style as four words (colours packed, attributes with the link), compared and hashed as
+/// such by the style cache: cheaper than the field-by-field walk of `Style`'s equality.
+#[inline]
+fn style_key(s: &Style) -> [u32; 4] {
+    [s.fg.packed(), s.bg.packed(), s.underline_color.packed() ^ (s.attrs.0 as u32) << 16, s.link]
+}
+
+/// The cache slot of a key: its words mixed (multiply-shift), top bits.
+#[inline]
+fn style_cache_slot(k: &[u32; 4]) -> usize {
+    let a = (k[0] as u64) << 32 | k[1] as u64;
+    let b = (k[2] as u64) << 32 | k[3] as u64;
+    let h = a.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ b.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+    (h >> (64 - STYLE_CACHE.trailing_zeros())) as usize
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cursor {
     pub x: usize,
@@ -81,6 +102,8 @@ pub struct Screen {
     right: usize,
     tabs: Vec<bool>,
     styles: StyleTable,
+    /// Recently interned styles and their ids (see `intern_style`).
+    style_cache: [([u32; 4], u16, u32); STYLE_CACHE],
     clusters: Interner<Box<str>>,
     links: Interner<Box<str>>,
     title: String,
@@ -123,6 +146,7 @@ impl Screen {
             right: cols - 1,
             tabs: cursor::default_tabs(cols),
             styles: new_style_table(),
+            style_cache: [EMPTY_SLOT; STYLE_CACHE],
             clusters: Interner::new(&[], 1024),
             links: Interner::new(&[], 256),
             title: String::new(),
@@ -336,17 +360,29 @@ impl Screen {
     }
 
     fn intern_style(&mut self, style: Style) -> u32 {
+        // Colour-dense output changes the pen for every cell among a few hundred styles: a
+        // small direct-mapped cache of recent ones answers most without hashing the style
+        // through the table. It is emptied whenever a collection may free ids.
+        let key = style_key(&style);
+        let slot = style_cache_slot(&key);
+        let (cached_key, cached_attrs, cached_id) = self.style_cache[slot];
+        if cached_key == key && cached_attrs == style.attrs.0 && cached_id != u32::MAX {
+            return cached_id;
+        }
         // Checked before interning (a collection at the threshold may come one style early)
         // so that interning hashes the style once.
         if self.styles.wants_collection() {
             self.collect_garbage();
         }
-        self.styles.intern_copy(style)
+        let id = self.styles.intern_copy(style);
+        self.style_cache[slot] = (key, style.attrs.0, id);
+        id
     }
 
     /// Frees interned styles, clusters and links that no cell (nor the pen, nor a saved
     /// cursor) uses any more.
     fn collect_garbage(&mut self) {
+        self.style_cache = [EMPTY_SLOT; STYLE_CACHE];
         let mut styles = vec![false; self.styles.capacity()];
         let mut clusters = vec![false; self.clusters.capacity()];
         let scanned = self.main.cells_in_use() + self.alt.cells_in_use();
