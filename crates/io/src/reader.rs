@@ -73,12 +73,13 @@ impl Reader {
         let _ = rustix::io::read(&self.wake, &mut b);
     }
 
-    /// The next chunk waiting, if any. `Err(())` when the reader has ended and sent everything.
-    pub fn try_take(&self) -> Result<Option<Chunk>, ()> {
+    /// The next chunk waiting, if any; [`Chunk::End`] too once the reader has ended and its
+    /// queue is empty.
+    pub fn try_take(&self) -> Option<Chunk> {
         match self.rx.try_recv() {
-            Ok(c) => Ok(Some(c)),
-            Err(TryRecvError::Empty) => Ok(None),
-            Err(TryRecvError::Disconnected) => Err(()),
+            Ok(c) => Some(c),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => Some(Chunk::End),
         }
     }
 

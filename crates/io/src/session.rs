@@ -384,7 +384,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                     break;
                 }
                 match reader.try_take() {
-                    Ok(Some(Chunk::Data(chunk))) => {
+                    Some(Chunk::Data(chunk)) => {
                         taken += chunk.len();
                         child_bytes += chunk.len() as u64;
                         if let Some(f) = log.as_mut() {
@@ -395,11 +395,11 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         dirty = true;
                         last_output = Instant::now();
                     }
-                    Ok(Some(Chunk::End)) | Err(()) => {
+                    Some(Chunk::End) => {
                         master_open = false;
                         break;
                     }
-                    Ok(None) => break,
+                    None => break,
                 }
             }
             let replies = term.take_replies();
