@@ -31,9 +31,11 @@ fuzz_target!(|data: &[u8]| {
                 assert!((1..=t.screen().rows()).contains(&r) && (1..=t.screen().cols()).contains(&c), "{report}");
             }
         }
-        // Resized after the replies are read: a report names the size it was made at.
-        if i == resize_at {
-            t.resize(1 + (cols * 7 + 3) % 120, 1 + (rows * 5 + 1) % 50);
+        // Resized after the replies are read: a report names the size it was made at. The main
+        // screen reflows; a chunk later it goes back to its size (reflow's reverse).
+        if i == resize_at || i == resize_at + 1 {
+            let (c, r) = if i == resize_at { (1 + (cols * 7 + 3) % 120, 1 + (rows * 5 + 1) % 50) } else { (cols, rows) };
+            t.resize(c, r);
             if let Err(v) = t.screen().check_integrity() {
                 panic!("{v}");
             }

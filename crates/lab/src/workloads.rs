@@ -49,7 +49,11 @@ pub fn all() -> Vec<Workload> {
         Workload { name: "sgr-truecolor", about: "truecolor fg+bg SGR per cell", generate: sgr_truecolor },
         Workload { name: "cursor", about: "random CUP, text, EL/ECH", generate: cursor_motion },
         Workload { name: "region-scroll", about: "DECSTBM region, IL/DL, text", generate: region_scroll },
-        Workload { name: "unicode", about: "CJK, emoji, combining marks", generate: unicode_mixed },
+        Workload {
+            name: "unicode",
+            about: "CJK, emoji (ZWJ, flags, skin tones), combining marks, box drawing",
+            generate: unicode_mixed,
+        },
         Workload { name: "corpus", about: "recorded ls, vim, less, htop, dialog, bash", generate: corpus },
     ]
 }
@@ -156,6 +160,13 @@ const UNICODE: &[&str] = &[
     "Ωμέγα",
     "—",
     "→",
+    "┌──┐",
+    "│",
+    "└──┘",
+    "═╬═",
+    "👍🏽",
+    "🇯🇵",
+    "👨\u{200d}👩\u{200d}👧",
 ];
 
 pub fn unicode_mixed(rng: &mut Rng, target: usize) -> Vec<u8> {

@@ -265,6 +265,10 @@ impl Parser {
                 }
             } else if b < 0x80 {
                 self.ascii(p, b);
+            } else if let Some((c, len)) = decode_whole(&bytes[i - 1..]) {
+                // A whole, valid sequence in the buffer: decoded in place, no state kept.
+                i += len - 1;
+                self.scalar(p, c);
             } else {
                 self.utf8_start(p, b);
             }
@@ -272,6 +276,7 @@ impl Parser {
     }
 
     fn utf8_start<P: Perform>(&mut self, p: &mut P, b: u8) {
+        // Only a sequence cut by the end of the buffer, or an invalid one, comes here.
         let need = match b {
             0xc2..=0xdf => 1,
             0xe0..=0xef => 2,
@@ -544,9 +549,60 @@ impl Parser {
     }
 }
 
+/// Decodes the UTF-8 sequence starting `bytes` (its lead byte is 0x80 or above) when it is
+/// whole and valid (the same ranges as the stateful decoder accepts: no overlong forms, no
+/// surrogates, nothing above U+10FFFF), returning the character and its length. Anything else
+/// is left to the stateful decoder, which also handles a sequence cut by the buffer's end.
+#[inline]
+fn decode_whole(bytes: &[u8]) -> Option<(char, usize)> {
+    let b0 = bytes[0];
+    let cont = |i: usize, lo: u8, hi: u8| bytes.get(i).copied().filter(|b| (lo..=hi).contains(b));
+    let (cp, len) = match b0 {
+        0xc2..=0xdf => ((b0 as u32 & 0x1f) << 6 | (cont(1, 0x80, 0xbf)? as u32 & 0x3f), 2),
+        0xe0..=0xef => {
+            let (lo, hi) = match b0 {
+                0xe0 => (0xa0, 0xbf),
+                0xed => (0x80, 0x9f),
+                _ => (0x80, 0xbf),
+            };
+            let b1 = cont(1, lo, hi)? as u32 & 0x3f;
+            let b2 = cont(2, 0x80, 0xbf)? as u32 & 0x3f;
+            ((b0 as u32 & 0x0f) << 12 | b1 << 6 | b2, 3)
+        }
+        0xf0..=0xf4 => {
+            let (lo, hi) = match b0 {
+                0xf0 => (0x90, 0xbf),
+                0xf4 => (0x80, 0x8f),
+                _ => (0x80, 0xbf),
+            };
+            let b1 = cont(1, lo, hi)? as u32 & 0x3f;
+            let b2 = cont(2, 0x80, 0xbf)? as u32 & 0x3f;
+            let b3 = cont(3, 0x80, 0xbf)? as u32 & 0x3f;
+            ((b0 as u32 & 0x07) << 18 | b1 << 12 | b2 << 6 | b3, 4)
+        }
+        _ => return None,
+    };
+    char::from_u32(cp).map(|c| (c, len))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_sequences_decode_as_the_standard_library_does() {
+        // Every scalar value, encoded, decodes to itself; every cut or invalid sequence is left
+        // to the stateful decoder.
+        let mut buf = [0u8; 4];
+        for c in (0x80..=0x10ffff).filter_map(char::from_u32) {
+            let s = c.encode_utf8(&mut buf);
+            assert_eq!(decode_whole(s.as_bytes()), Some((c, s.len())), "{c:?}");
+            assert_eq!(decode_whole(&s.as_bytes()[..s.len() - 1]), None, "{c:?} cut");
+        }
+        for bad in [&b"\xc0\xaf"[..], b"\xe0\x80\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xff", b"\x80"] {
+            assert_eq!(decode_whole(bad), None, "{bad:?}");
+        }
+    }
 
     /// Records what the parser recognised, as text, for assertions.
     #[derive(Default)]

@@ -160,15 +160,26 @@ impl Screen {
             self.insert_blanks(width);
         }
         let style = self.pen_id();
-        let (s, e) = self.split_wide_edges(y, x, x + width);
-        let row = self.grid_mut().row_mut(y);
+        let cols = self.cols;
+        let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
+        let (row, meta) = grid.row_meta_mut(y);
+        // A wide character half-covered by this one loses its other half.
+        let (mut s, mut e) = (x, x + width);
+        if x > 0 && row[x].is_spacer() {
+            row[x - 1] = Cell::blank(row[x - 1].style());
+            s = x - 1;
+        }
+        if e < cols && row[e].is_spacer() {
+            row[e] = Cell::blank(row[e].style());
+            e += 1;
+        }
         if width == 2 {
             row[x] = Cell::char(c, true, style);
             row[x + 1] = Cell::spacer(style);
         } else {
             row[x] = Cell::char(c, false, style);
         }
-        self.touch(y, s, e);
+        meta.touch(s, e);
         if x + width > right {
             self.cursor.x = right;
             self.cursor.pending_wrap = self.modes.autowrap;
@@ -196,16 +207,25 @@ impl Screen {
         if cell.is_spacer() {
             return;
         }
-        let mut text = String::new();
-        self.push_cell_text(cell, &mut text);
-        if text.len() + mark.len_utf8() > MAX_CLUSTER {
+        // The cluster's text is put together on the stack: no allocation unless it is new.
+        let mut buf = [0u8; MAX_CLUSTER];
+        let len = match (cell.char_value(), cell.cluster_index().and_then(|i| self.clusters.get(i))) {
+            (Some(c), _) => c.encode_utf8(&mut buf).len(),
+            (None, Some(s)) if s.len() <= MAX_CLUSTER => {
+                buf[..s.len()].copy_from_slice(s.as_bytes());
+                s.len()
+            }
+            _ => return,
+        };
+        if len + mark.len_utf8() > MAX_CLUSTER {
             return;
         }
-        text.push(mark);
-        if self.clusters.wants_collection() && self.clusters.lookup(text.as_str()).is_none() {
+        let len = len + mark.encode_utf8(&mut buf[len..]).len();
+        let Ok(text) = std::str::from_utf8(&buf[..len]) else { return };
+        if self.clusters.wants_collection() && self.clusters.lookup(text).is_none() {
             self.collect_garbage();
         }
-        let id = self.clusters.intern_with(text.as_str(), || text.as_str().into());
+        let id = self.clusters.intern_with(text, || text.into());
         self.grid_mut().row_mut(y)[target] = Cell::cluster(id, cell.is_wide(), cell.style());
         self.touch(y, target, target + 1);
     }
