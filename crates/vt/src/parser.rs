@@ -103,6 +103,12 @@ impl Params {
         &self.vals[..self.len]
     }
 
+    /// Whether any parameter came after a `:`.
+    #[inline]
+    pub fn has_sub(&self) -> bool {
+        self.sub != 0
+    }
+
     /// Whether parameter `i` came after a `:`.
     pub fn is_sub(&self, i: usize) -> bool {
         i < self.len && self.sub & (1 << i) != 0

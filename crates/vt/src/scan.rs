@@ -1,8 +1,26 @@
-//! Finding the end of a run of printable ASCII: the engine's one audited `unsafe` module.
+//! Runs of printable ASCII: finding where one ends, and writing one into cells. The engine's
+//! one audited `unsafe` module.
 //!
 //! Plain text is most of what programs write, so the parser hands whole runs of bytes in
-//! 0x20..=0x7E to the screen at once. This module finds where such a run ends, sixteen
-//! bytes at a time with SSE2 (part of every x86-64 CPU), and byte by byte elsewhere.
+//! 0x20..=0x7E to the screen at once. This module finds where such a run ends, and widens it
+//! into cells, sixteen bytes at a time with SSE2 (part of every x86-64 CPU), and byte by byte
+//! elsewhere.
+
+use crate::cell::Cell;
+
+/// Writes `src` into `dst` (the shorter decides) as cells of one style: what
+/// `Cell::ascii(b, style)` gives for each byte.
+#[inline]
+pub fn write_ascii(dst: &mut [Cell], src: &[u8], style: u32) {
+    let n = dst.len().min(src.len());
+    #[cfg(target_arch = "x86_64")]
+    let done = sse2::write_ascii(&mut dst[..n], &src[..n], style);
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    for (d, &b) in dst[done..n].iter_mut().zip(&src[done..n]) {
+        *d = Cell::ascii(b, style);
+    }
+}
 
 /// Returns the length of the longest prefix of `bytes` whose bytes are all printable ASCII
 /// (0x20..=0x7E).
@@ -30,8 +48,47 @@ fn scalar_len(bytes: &[u8], start: usize) -> usize {
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_xor_si128,
+        __m128i, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi32, _mm_set1_epi8,
+        _mm_setzero_si128, _mm_storeu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi8,
+        _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi8, _mm_xor_si128,
     };
+
+    use crate::cell::Cell;
+
+    // A cell is two little-endian u32 words, content then style (`#[repr(C)]`), and an ASCII
+    // cell's content is the byte itself: the layout the stores below write.
+    const _: () = assert!(std::mem::size_of::<Cell>() == 8);
+
+    /// Widens whole groups of sixteen bytes of `src` into `dst` (equal lengths); returns how
+    /// many were written.
+    pub fn write_ascii(dst: &mut [Cell], src: &[u8], style: u32) -> usize {
+        debug_assert_eq!(dst.len(), src.len());
+        let mut i = 0;
+        while i + 16 <= src.len() {
+            // SAFETY: `i + 16 <= src.len() == dst.len()`: the 16 bytes read lie inside `src`
+            // and the 16 cells (128 bytes) written lie inside `dst`. The unaligned load and
+            // stores have no alignment requirement; SSE2 is part of the x86-64 baseline. Each
+            // cell is written as its two u32 words, content (the byte) then style, which is
+            // `Cell`'s `#[repr(C)]` layout on this little-endian target.
+            unsafe {
+                let zero = _mm_setzero_si128();
+                let sty = _mm_set1_epi32(style as i32);
+                let chunk = _mm_loadu_si128(src.as_ptr().add(i) as *const __m128i);
+                let halves = [_mm_unpacklo_epi8(chunk, zero), _mm_unpackhi_epi8(chunk, zero)];
+                let out = dst.as_mut_ptr().add(i) as *mut __m128i;
+                let mut k = 0;
+                for h in halves {
+                    for quad in [_mm_unpacklo_epi16(h, zero), _mm_unpackhi_epi16(h, zero)] {
+                        _mm_storeu_si128(out.add(k), _mm_unpacklo_epi32(quad, sty));
+                        _mm_storeu_si128(out.add(k + 1), _mm_unpackhi_epi32(quad, sty));
+                        k += 2;
+                    }
+                }
+            }
+            i += 16;
+        }
+        i
+    }
 
     pub fn printable_ascii_len(bytes: &[u8]) -> usize {
         let mut i = 0;
@@ -60,6 +117,21 @@ mod sse2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn writing_a_run_gives_the_cells_of_each_byte_at_every_length() {
+        for len in 0..70 {
+            let src: Vec<u8> = (0..len).map(|i| 0x20 + (i * 7 % 95) as u8).collect();
+            for style in [0u32, 1, 0xdead_beef, u32::MAX] {
+                let mut dst = vec![Cell::blank(3); len + 3];
+                write_ascii(&mut dst[..len], &src, style);
+                for (i, &b) in src.iter().enumerate() {
+                    assert_eq!(dst[i], Cell::ascii(b, style), "len {len} at {i}");
+                }
+                assert!(dst[len..].iter().all(|&c| c == Cell::blank(3)), "nothing written past the run");
+            }
+        }
+    }
 
     #[test]
     fn agrees_with_the_definition_at_every_position_and_byte() {

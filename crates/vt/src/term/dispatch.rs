@@ -63,6 +63,10 @@ impl Perform for Screen {
     }
 
     fn csi_dispatch(&mut self, p: &Params, private: u8, intermediates: &[u8], final_byte: u8) {
+        if final_byte == b'm' && private == 0 && intermediates.is_empty() {
+            // SGR first: it is most of the sequences colour-dense output sends.
+            return self.select_graphic_rendition(p);
+        }
         let n = |i: usize| p.get(i, 1) as usize;
         match (private, intermediates, final_byte) {
             (0, [], b'@') => self.insert_blanks(n(0)),              // ICH

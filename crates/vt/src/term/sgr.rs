@@ -56,6 +56,24 @@ impl Screen {
     pub(crate) fn select_graphic_rendition(&mut self, params: &Params) {
         let mut s = self.pen.style;
         let v = params.values();
+        // The shapes colour-dense output sends for every cell, set without the general walk.
+        if !params.has_sub() {
+            let idx = |n: u16| u8::try_from(n).ok().map(Color::Indexed);
+            let (fg, bg) = match *v {
+                [38, 5, f] => (idx(f), None),
+                [48, 5, b] => (None, idx(b)),
+                [38, 5, f, 48, 5, b] => (idx(f), idx(b)),
+                [38, 2, r, g, b] => (rgb(r, g, b), None),
+                [48, 2, r, g, b] => (None, rgb(r, g, b)),
+                [38, 2, r, g, b, 48, 2, r2, g2, b2] => (rgb(r, g, b), rgb(r2, g2, b2)),
+                _ => (None, None),
+            };
+            if fg.is_some() || bg.is_some() {
+                s.fg = fg.unwrap_or(s.fg);
+                s.bg = bg.unwrap_or(s.bg);
+                return self.set_pen(s);
+            }
+        }
         if v.is_empty() {
             s = reset(s);
         }

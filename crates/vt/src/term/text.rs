@@ -22,17 +22,6 @@ pub(crate) fn cell_width(c: char) -> Option<usize> {
     }
 }
 
-/// Writes `src` into `dst` (equal lengths) as cells of one style. Indexing both slices by the
-/// same counter lets the compiler vectorise the widening copy.
-#[inline]
-fn write_ascii(dst: &mut [Cell], src: &[u8], style: u32) {
-    let n = dst.len().min(src.len());
-    let (dst, src) = (&mut dst[..n], &src[..n]);
-    for i in 0..n {
-        dst[i] = Cell::ascii(src[i], style);
-    }
-}
-
 impl Screen {
     /// The right edge printing stops at: the right margin when the cursor is inside the
     /// left/right margins, else the last column (xterm).
@@ -107,7 +96,7 @@ impl Screen {
                 row[e] = Cell::blank(row[e].style());
                 e += 1;
             }
-            write_ascii(&mut row[x..x + n], &run[..n], style);
+            crate::scan::write_ascii(&mut row[x..x + n], &run[..n], style);
             run = &run[n..];
             meta.touch(s, e);
             if x + n > right {
