@@ -2,6 +2,9 @@
 //! prints them and other errors in one line, both with exit status 2, the documented maxima of
 //! sizes, and `serial --fastport` on a pty standing in for a serial cable.
 
+#[path = "common/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
 use std::process::Command;
 
 const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
@@ -17,7 +20,7 @@ fn blitty(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn replay_prints_exactly_rows_lines_then_the_cursor() {
-    let file = std::env::temp_dir().join(format!("blitty-cli-{}.raw", std::process::id()));
+    let file = Scratch::new("cli.raw");
     std::fs::write(&file, "hello   \r\n\x1b[31m字e\u{301}\x1b(0lq\x1b(B   \r\nabcdefghij".as_bytes())
         .expect("temp file");
     let (code, out, err) = blitty(&["replay", file.to_str().expect("utf-8 path"), "--size", "10x4"]);
@@ -85,7 +88,7 @@ fn sizes_past_their_documented_maximum_are_refused() {
         assert!(err.contains("error: invalid value"), "{args:?}: {err}");
     }
     // The maxima themselves work, and the help says them.
-    let file = std::env::temp_dir().join(format!("blitty-cli-max-{}.raw", std::process::id()));
+    let file = Scratch::new("cli-max.raw");
     std::fs::write(&file, "x\u{17D8}\n".repeat(3000)).expect("temp file");
     let path = file.to_str().expect("utf-8 path");
     let (code, out, err) = blitty(&["replay", path, "--size", "2048x1024", "--scrollback", "100000", "--dump", "none"]);
@@ -101,7 +104,7 @@ fn sizes_past_their_documented_maximum_are_refused() {
 #[test]
 fn replay_survives_every_width_class_at_the_smallest_sizes() {
     // `printf '\xe1\x9f\x98\n' > k; blitty replay k --size 1x1 --scrollback 0` panicked.
-    let file = std::env::temp_dir().join(format!("blitty-cli-khmer-{}.raw", std::process::id()));
+    let file = Scratch::new("cli-khmer.raw");
     std::fs::write(&file, "\u{17D8}\n字e\u{301}😀\u{17D8}\n".repeat(20)).expect("temp file");
     let path = file.to_str().expect("utf-8 path");
     for size in ["1x1", "2x1", "1x2", "2x2"] {
@@ -174,7 +177,7 @@ fn completions_are_scripts_each_shell_accepts() {
             _ => None,
         };
         if let Some((program, flag)) = check {
-            let file = std::env::temp_dir().join(format!("blitty-completion-{}.{shell}", std::process::id()));
+            let file = Scratch::new(&format!("completion.{shell}"));
             std::fs::write(&file, &out).expect("temp file");
             match Command::new(program).arg(flag).arg(&file).output() {
                 Ok(o) => assert!(o.status.success(), "{shell}: {}", String::from_utf8_lossy(&o.stderr)),
@@ -191,8 +194,7 @@ fn the_manual_page_is_roff_for_every_subcommand() {
     let (code, out, err) = blitty(&["man"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(".TH blitty 1") && out.contains(".SH NAME") && out.contains("blitty\\-run"), "{out}");
-    let dir = std::env::temp_dir().join(format!("blitty-man-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = Scratch::new("man");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (code, _, err) = blitty(&["man", "--dir", dir.to_str().expect("utf-8")]);
     assert_eq!(code, 0, "{err}");
@@ -236,8 +238,7 @@ fn the_product_links_only_the_c_library() {
 #[test]
 fn bench_without_the_lab_says_how_to_get_it() {
     // A copy of blitty alone in a directory, with no blitty-lab on PATH.
-    let dir = std::env::temp_dir().join(format!("blitty-alone-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = Scratch::new("alone");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let alone = dir.join("blitty");
     // A hard link: a copy would be open for writing for a moment, and a process forked by a

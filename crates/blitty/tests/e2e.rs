@@ -2,17 +2,17 @@
 //! `send-keys`, read with `capture-pane`, and compare each full-screen program's pane under
 //! blitty with the same program run directly in tmux.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 mod common;
 
+use common::scratch::Scratch;
 use common::{tmux_available, Tmux};
 
 const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
 
-fn sample_file(name: &str, lines: usize) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("blitty-e2e-{name}-{}.txt", std::process::id()));
+fn sample_file(name: &str, lines: usize) -> Scratch {
+    let path = Scratch::new(&format!("e2e-{name}.txt"));
     let text: String =
         (1..=lines).map(|i| format!("line {i}: the quick brown fox jumps over the lazy dog\n")).collect();
     std::fs::write(&path, text).expect("temp file");
@@ -139,7 +139,7 @@ fn the_host_terminal_is_restored_after_the_program_leaves_modes_on() {
         .format("#{alternate_on} #{cursor_flag} #{mouse_any_flag} #{keypad_cursor_flag} #{keypad_flag} #{insert_flag}");
     // The program turns on the alternate screen, mouse, bracketed paste, application cursor
     // and keypad modes, hides the cursor, then dies without undoing any of it.
-    let script = std::env::temp_dir().join(format!("blitty-e2e-nasty-{}.sh", std::process::id()));
+    let script = Scratch::new("e2e-nasty.sh");
     std::fs::write(
         &script,
         "printf '\\033[?1049h\\033[?1000h\\033[?1006h\\033[?2004h\\033[?1h\\033=\\033[?25l\\033[5 q'\nsleep 0.5\nkill -KILL $$\n",
@@ -217,7 +217,7 @@ fn scrolled_off_lines_can_be_paged_back() {
 #[test]
 fn hostile_output_does_not_reach_the_host() {
     assert!(tmux_available());
-    let hostile = std::env::temp_dir().join(format!("blitty-e2e-hostile-{}", std::process::id()));
+    let hostile = Scratch::new("e2e-hostile");
     // Clipboard write (OSC 52), title report requests, DCS, a huge parameter, and a title
     // carrying escape sequences.
     std::fs::write(
@@ -239,7 +239,7 @@ fn hostile_output_does_not_reach_the_host() {
 #[test]
 fn the_log_holds_every_byte_the_program_wrote_in_order() {
     assert!(tmux_available());
-    let log = std::env::temp_dir().join(format!("blitty-e2e-log-{}", std::process::id()));
+    let log = Scratch::new("e2e-log");
     let t = Tmux::start("log", "bash --norc --noprofile -i");
     t.wait_for("$");
     // Far more output than the frames show; the pty turns each \n into \r\n.
@@ -258,7 +258,7 @@ fn the_log_holds_every_byte_the_program_wrote_in_order() {
 #[test]
 fn mouse_and_bracketed_paste_modes_pass_through_to_the_host_and_back() {
     assert!(tmux_available());
-    let script = std::env::temp_dir().join(format!("blitty-e2e-paste-{}.sh", std::process::id()));
+    let script = Scratch::new("e2e-paste.sh");
     std::fs::write(&script, "printf '\\033[?1000h\\033[?1006h\\033[?2004h'\nexec cat -v\n").expect("temp file");
     let t = Tmux::start("paste", &blitty(&format!("sh {}", script.display())));
     // tmux sees the modes the child asked for, as blitty mirrored them.

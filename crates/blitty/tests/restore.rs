@@ -16,10 +16,8 @@ const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
 const MODES_ON: &str =
     "printf '\\033[?1h\\033=\\033[?1002h\\033[?1006h\\033[?1004h\\033[?2004h\\033[5 q\\033[?5h\\033[?25l'; echo ready;";
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let p = std::env::temp_dir().join(format!("blitty-restore-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_file(&p);
-    p
+fn temp(name: &str) -> common::scratch::Scratch {
+    common::scratch::Scratch::new(&format!("restore-{name}"))
 }
 
 /// The host is as it was: cooked termios, every mode off, the main screen.

@@ -9,9 +9,9 @@ mod common;
 
 use std::fs::File;
 use std::io::{Read, Write};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use common::scratch::Scratch;
 use common::{tmux_available, Tmux};
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 
@@ -28,10 +28,8 @@ fn cable() -> Cable {
     Cable { master: File::from(master), port: port.display().to_string() }
 }
 
-fn temp(name: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("blitty-serial-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_file(&p);
-    p
+fn temp(name: &str) -> Scratch {
+    Scratch::new(&format!("serial-{name}"))
 }
 
 /// Reads what is available on `f` within `wait`.

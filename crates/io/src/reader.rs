@@ -6,7 +6,9 @@
 //! flow control, with no byte dropped. Each chunk wakes the loop through an eventfd it polls.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, Sender, SyncSender, TryRecvError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use rustix::event::{eventfd, poll, EventfdFlags, PollFd, PollFlags};
@@ -39,6 +41,9 @@ pub struct ReaderStats {
 
 pub struct Reader {
     rx: Receiver<Chunk>,
+    /// Chunks sent and not yet taken: the reader wakes the loop only when this was 0, so a
+    /// loop that is busy parsing costs no wake-ups.
+    queued: Arc<AtomicUsize>,
     recycle: Sender<Vec<u8>>,
     /// Readable when chunks are waiting (an eventfd the reader adds to).
     wake: OwnedFd,
@@ -56,10 +61,12 @@ impl Reader {
         let (tx, rx) = sync_channel(QUEUE);
         let (recycle, recycled) = std::sync::mpsc::channel();
         let (wake_thread, stop_thread) = (wake.try_clone()?, stop.try_clone()?);
+        let queued = Arc::new(AtomicUsize::new(0));
+        let queued_thread = queued.clone();
         let thread = std::thread::Builder::new()
             .name("blitty-reader".into())
-            .spawn(move || read_loop(master, tx, recycled, wake_thread, stop_thread))?;
-        Ok(Reader { rx, recycle, wake, stop, thread: Some(thread) })
+            .spawn(move || read_loop(master, tx, recycled, wake_thread, stop_thread, queued_thread))?;
+        Ok(Reader { rx, queued, recycle, wake, stop, thread: Some(thread) })
     }
 
     /// The fd to poll for readability: chunks are waiting.
@@ -77,7 +84,10 @@ impl Reader {
     /// queue is empty.
     pub fn try_take(&self) -> Option<Chunk> {
         match self.rx.try_recv() {
-            Ok(c) => Some(c),
+            Ok(c) => {
+                self.queued.fetch_sub(1, Ordering::AcqRel);
+                Some(c)
+            }
             Err(TryRecvError::Empty) => None,
             Err(TryRecvError::Disconnected) => Some(Chunk::End),
         }
@@ -86,6 +96,12 @@ impl Reader {
     /// Waits for the next chunk (at the end of the session, after [`Reader::finish`]).
     pub fn take(&self) -> Option<Chunk> {
         self.rx.recv().ok()
+    }
+
+    /// Whether a chunk is on its way (counted, not yet in the queue): look again soon rather
+    /// than wait for a wake-up that will not come.
+    pub fn in_flight(&self) -> bool {
+        self.queued.load(Ordering::Acquire) > 0
     }
 
     /// Gives a chunk's buffer back for reuse.
@@ -121,9 +137,20 @@ fn read_loop(
     recycled: Receiver<Vec<u8>>,
     wake: OwnedFd,
     stop: OwnedFd,
+    queued: Arc<AtomicUsize>,
 ) -> ReaderStats {
     let signal = || {
         let _ = rustix::io::write(&wake, &1u64.to_ne_bytes());
+    };
+    // Counted before it is sent, so that the loop never finds the queue empty and the count
+    // 0 while a chunk is on its way; the loop is woken when the count was 0.
+    let send = |chunk: Chunk| -> bool {
+        let before = queued.fetch_add(1, Ordering::AcqRel);
+        let sent = tx.send(chunk).is_ok();
+        if before == 0 {
+            signal();
+        }
+        sent
     };
     let mut finishing = false;
     let mut final_chunks = 0;
@@ -158,17 +185,15 @@ fn read_loop(
             Ok(0) | Err(Errno::IO) => break,
             Ok(n) => {
                 buf.truncate(n);
-                if tx.send(Chunk::Data(buf)).is_err() {
+                if !send(Chunk::Data(buf)) {
                     return thread_stats();
                 }
-                signal();
             }
             Err(Errno::INTR) | Err(Errno::AGAIN) => {}
             Err(_) => break,
         }
     }
-    let _ = tx.send(Chunk::End);
-    signal();
+    send(Chunk::End);
     thread_stats()
 }
 

@@ -327,9 +327,10 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             Ok(_) | Err(Errno::INTR) => {}
             Err(e) => return Err(e.into()),
         }
+        let woken = fds[1].revents().contains(PollFlags::IN);
         let (key_ready, out_ready, in_ready, host_ready) = (
             fds[0].revents().intersects(PollFlags::IN | PollFlags::HUP),
-            more_output || fds[1].revents().contains(PollFlags::IN),
+            more_output || woken,
             to_master && fds[4].revents().contains(PollFlags::OUT),
             fds[3].revents().intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
         );
@@ -375,7 +376,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         }
 
         if out_ready && master_open {
-            reader.clear_wake();
+            if woken {
+                reader.clear_wake();
+            }
             more_output = false;
             let mut taken = 0;
             loop {
@@ -399,7 +402,11 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         master_open = false;
                         break;
                     }
-                    None => break,
+                    None => {
+                        // A chunk counted but not yet queued: take it on the next turn.
+                        more_output = reader.in_flight();
+                        break;
+                    }
                 }
             }
             let replies = term.take_replies();

@@ -440,6 +440,9 @@ fn ctrl_c_once(env: &Env, shell: Shell, n: usize) -> Result<f64, String> {
     let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
     let mut pty =
         blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols: 80, rows: 24 }).map_err(|e| e.to_string())?;
+    // The observer drains what is there and then looks at its screen: a blocking read would
+    // wait for output that never comes once the prompt is back.
+    rustix::fs::fcntl_setfl(&pty.master, rustix::fs::OFlags::NONBLOCK).map_err(|e| e.to_string())?;
     let mut screen = blitty_vt::Terminal::with_scrollback(80, 24, 0);
     let mut buf = vec![0u8; 1 << 16];
     let prompt_last = |t: &blitty_vt::Terminal| {

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod scratch;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
