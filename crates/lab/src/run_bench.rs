@@ -485,7 +485,11 @@ fn ctrl_c_once(env: &Env, shell: Shell, n: usize) -> Result<f64, String> {
         type_keys(&pty, b"\x03")?;
         let t0 = Instant::now();
         if !pump(&mut pty, &mut screen, Duration::from_secs(20), &prompt_last) {
-            return Err("the prompt did not come back".to_string());
+            // The observer's last rows, so that a failure says what was on the screen.
+            let s = screen.screen();
+            let last: Vec<String> = (0..s.rows()).map(|y| s.row_text(y)).filter(|l| !l.trim().is_empty()).collect();
+            let tail = last[last.len().saturating_sub(2)..].join(" | ");
+            return Err(format!("the prompt did not come back (the screen ended with: {tail})"));
         }
         Ok(t0.elapsed().as_secs_f64() * 1000.0)
     })();
