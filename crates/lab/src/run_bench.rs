@@ -557,10 +557,6 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
         }
         rows.push(Row { target: target.name().into(), results });
     }
-    // The floods wrote hundreds of MB of files: their writeback keeps the kernel's workers busy,
-    // and a pty's input (the Ctrl-C) is processed by those workers. Seen in full runs: the
-    // Ctrl-C rows measured first timed out with `yes` still running. Flush before measuring.
-    let _ = Command::new("sync").status();
     let mut ctrl_c = Vec::new();
     let samples = if opts.quick { 3 } else { 9 };
     for shell in [Shell::Direct, Shell::Blitty, Shell::Tmux, Shell::BlittyInTmux].into_iter().filter(|s| match s {
