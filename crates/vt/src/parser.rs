@@ -237,13 +237,13 @@ impl Parser {
                 continue;
             }
             match self.state {
-                State::Ground => {
+                // A run of text is scanned for only when it starts here: controls, escapes and
+                // non-ASCII characters skip the vector scan.
+                State::Ground if (0x20..0x7f).contains(&bytes[i]) => {
                     let n = scan::printable_ascii_len(&bytes[i..]);
-                    if n > 0 {
-                        p.print_ascii(&bytes[i..i + n]);
-                        i += n;
-                        continue;
-                    }
+                    p.print_ascii(&bytes[i..i + n]);
+                    i += n;
+                    continue;
                 }
                 State::CsiEntry | State::CsiParam if matches!(bytes[i], b'0'..=b';') => {
                     // Parameter bytes are most of an escape-heavy stream: read them in a tight
