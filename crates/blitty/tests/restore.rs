@@ -81,6 +81,21 @@ fn the_host_is_restored_after_each_signal_that_ends_blitty() {
 }
 
 #[test]
+fn ctrl_c_stops_the_program_even_when_blitty_was_started_with_sigint_ignored() {
+    // Started as a background job of a script, blitty inherits SIGINT and SIGQUIT ignored; the
+    // program it runs must not: a terminal gives its program default signals (found by the
+    // Ctrl-C benchmark, whose `yes` went on for 20 s after Ctrl-C when it ran in the background).
+    let mut host = HostPty::spawn_ignoring(
+        BLITTY,
+        &["run", "--", "sh", "-c", "echo ready; exec sleep 30"],
+        &[libc::SIGINT, libc::SIGQUIT],
+    );
+    host.wait_for("ready");
+    host.send(b"\x03");
+    assert_eq!(host.wait_exit().code(), Some(128 + libc::SIGINT), "the program died of Ctrl-C's SIGINT");
+}
+
+#[test]
 fn the_host_is_restored_after_sigabrt() {
     let mut host = HostPty::spawn(BLITTY, &["run", "--", "sh", "-c", &format!("{MODES_ON} sleep 30")]);
     let before = host.before.clone();

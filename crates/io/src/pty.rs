@@ -42,6 +42,37 @@ pub fn pair() -> io::Result<(OwnedFd, PathBuf)> {
     Ok((master, PathBuf::from(std::ffi::OsString::from_vec(name.into_bytes()))))
 }
 
+/// The signals a program on a terminal expects in their default state. A terminal gives its
+/// program a fresh start whatever it was started from (tmux and xterm do too): blitty started
+/// as a background job of a script, or under `nohup`, has SIGINT and SIGQUIT (or SIGHUP)
+/// ignored, dispositions that would pass to the program through exec, so that Ctrl-C would
+/// not stop it. Found by the Ctrl-C benchmark when it was started in the background.
+const DEFAULT_SIGNALS: [libc::c_int; 9] = [
+    libc::SIGINT,
+    libc::SIGQUIT,
+    libc::SIGTSTP,
+    libc::SIGTTIN,
+    libc::SIGTTOU,
+    libc::SIGHUP,
+    libc::SIGTERM,
+    libc::SIGPIPE,
+    libc::SIGCHLD,
+];
+
+/// In the child, between fork and exec: the job-control and termination signals back to their
+/// default action and nothing blocked.
+///
+/// # Safety
+/// Only async-signal-safe calls (signal, sigprocmask), as `pre_exec` requires.
+unsafe fn reset_signals() {
+    for sig in DEFAULT_SIGNALS {
+        libc::signal(sig, libc::SIG_DFL);
+    }
+    let mut none: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut none);
+    libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+}
+
 /// Opens a pty of `size` and starts `argv` on it.
 pub fn spawn(argv: &[OsString], size: Size) -> io::Result<Pty> {
     let (master, name) = pair()?;
@@ -57,12 +88,14 @@ pub fn spawn(argv: &[OsString], size: Size) -> io::Result<Pty> {
         .stdin(Stdio::from(slave.try_clone()?))
         .stdout(Stdio::from(slave.try_clone()?))
         .stderr(Stdio::from(slave));
-    // SAFETY: the closure runs in the child between fork and exec and calls only setsid and
-    // ioctl, both async-signal-safe; it allocates nothing and touches no shared state.
+    // SAFETY: the closure runs in the child between fork and exec and calls only setsid,
+    // ioctl, signal and sigprocmask, all async-signal-safe; it allocates nothing and touches
+    // no shared state.
     unsafe {
         cmd.pre_exec(|| {
             rustix::process::setsid()?;
             rustix::process::ioctl_tiocsctty(BorrowedFd::borrow_raw(0))?;
+            reset_signals();
             Ok(())
         });
     }

@@ -27,6 +27,12 @@ impl HostPty {
     /// Starts `blitty ARGS` with a new pty (80x24, cooked as a login terminal is) as its
     /// standard input, output and error.
     pub fn spawn(blitty: &str, args: &[&str]) -> HostPty {
+        HostPty::spawn_ignoring(blitty, args, &[])
+    }
+
+    /// [`HostPty::spawn`], with blitty started with `ignored` signals ignored (as a background
+    /// job of a script starts with SIGINT and SIGQUIT ignored, or `nohup` with SIGHUP).
+    pub fn spawn_ignoring(blitty: &str, args: &[&str], ignored: &'static [i32]) -> HostPty {
         let (master, slave) = blitty_io::pty::pair().expect("a pty");
         let slave_fd: OwnedFd =
             rustix::fs::open(&slave, rustix::fs::OFlags::RDWR | rustix::fs::OFlags::NOCTTY, rustix::fs::Mode::empty())
@@ -39,11 +45,16 @@ impl HostPty {
             .stdin(Stdio::from(slave_fd.try_clone().expect("dup")))
             .stdout(Stdio::from(slave_fd.try_clone().expect("dup")))
             .stderr(Stdio::from(slave_fd));
-        // SAFETY: setsid is async-signal-safe; the child gets a session of its own so that
-        // signals meant for the test runner do not reach it.
+        // SAFETY: setsid and signal are async-signal-safe; the child gets a session of its own
+        // so that signals meant for the test runner do not reach it.
         unsafe {
             use std::os::unix::process::CommandExt;
-            cmd.pre_exec(|| rustix::process::setsid().map(|_| ()).map_err(Into::into));
+            cmd.pre_exec(move || {
+                for &sig in ignored {
+                    libc::signal(sig, libc::SIG_IGN);
+                }
+                rustix::process::setsid().map(|_| ()).map_err(Into::into)
+            });
         }
         let child = cmd.spawn().expect("blitty starts");
         let master = File::from(master);
