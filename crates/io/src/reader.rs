@@ -200,10 +200,5 @@ fn read_loop(
 /// This thread's system calls and CPU time, from /proc/thread-self.
 fn thread_stats() -> ReaderStats {
     let (syscr, syscw) = crate::session::thread_syscalls();
-    let cpu = std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
-        .unwrap_or(0.0)
-        / 1e9;
-    ReaderStats { syscr, syscw, cpu }
+    ReaderStats { syscr, syscw, cpu: crate::session::thread_cpu() }
 }

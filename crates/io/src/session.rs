@@ -69,10 +69,7 @@ impl Stats {
         let (r, w) = thread_syscalls();
         self.syscr += r;
         self.syscw += w;
-        // schedstat: nanoseconds on the CPU, then waiting, then time slices.
-        if let Ok(sched) = std::fs::read_to_string("/proc/thread-self/schedstat") {
-            self.cpu = sched.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 1e9;
-        }
+        self.cpu = thread_cpu();
         if let Ok(stat) = std::fs::read_to_string("/proc/self/stat") {
             // Fields after the command name (which may hold spaces) start at the state, field 3;
             // utime and stime are fields 14 and 15, in clock ticks.
@@ -107,6 +104,16 @@ impl From<Errno> for Error {
     fn from(e: Errno) -> Error {
         Error::Io(e.into())
     }
+}
+
+/// This thread's CPU seconds, to the nanosecond: /proc/thread-self/schedstat holds the
+/// nanoseconds on the CPU, then waiting, then time slices.
+pub(crate) fn thread_cpu() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
+        .unwrap_or(0.0)
+        / 1e9
 }
 
 /// This thread's read() and write() system calls, from /proc/thread-self/io. (The process's
@@ -312,18 +319,18 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         let stdin = rustix::stdio::stdin();
         let out_events = if writer.idle() { PollFlags::empty() } else { PollFlags::OUT };
         let chunks_waiting = reader.wake_fd();
-        let mut fds = vec![
+        let mut fds = [
             PollFd::new(&stdin, PollFlags::IN),
             PollFd::new(&chunks_waiting, PollFlags::IN),
             PollFd::new(&signals.wake, PollFlags::IN),
             PollFd::new(&writer.fd, out_events),
+            PollFd::new(&pty.master, PollFlags::OUT),
         ];
-        // The master is polled only to write to it (the reader thread reads it).
+        // The master is polled only to write to it (the reader thread reads it), and only when
+        // there is something to write: left in, its hang-up would wake every poll.
         let to_master = master_open && !to_child.is_empty();
-        if to_master {
-            fds.push(PollFd::new(&pty.master, PollFlags::OUT));
-        }
-        match poll(&mut fds, ts.as_ref()) {
+        let polled = if to_master { fds.len() } else { fds.len() - 1 };
+        match poll(&mut fds[..polled], ts.as_ref()) {
             Ok(_) | Err(Errno::INTR) => {}
             Err(e) => return Err(e.into()),
         }
@@ -334,7 +341,6 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             to_master && fds[4].revents().contains(PollFlags::OUT),
             fds[3].revents().intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
         );
-        drop(fds);
         if host_ready {
             writer.flush();
         }

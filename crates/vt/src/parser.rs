@@ -297,17 +297,7 @@ impl Parser {
     /// Takes one byte of a multi-byte sequence; returns false when the byte does not
     /// continue it (a U+FFFD was produced and the byte must be read again).
     fn utf8_continue<P: Perform>(&mut self, p: &mut P, b: u8) -> bool {
-        let (lo, hi) = if self.utf8_len == 1 {
-            match self.utf8[0] {
-                0xe0 => (0xa0, 0xbf),
-                0xed => (0x80, 0x9f),
-                0xf0 => (0x90, 0xbf),
-                0xf4 => (0x80, 0x8f),
-                _ => (0x80, 0xbf),
-            }
-        } else {
-            (0x80, 0xbf)
-        };
+        let (lo, hi) = if self.utf8_len == 1 { second_byte_range(self.utf8[0]) } else { (0x80, 0xbf) };
         if !(lo..=hi).contains(&b) {
             self.utf8_need = 0;
             self.scalar(p, '\u{fffd}');
@@ -555,6 +545,20 @@ impl Parser {
     }
 }
 
+/// The bytes that may follow lead byte `lead` in a valid sequence (Unicode table 3-7): narrower
+/// than 0x80..=0xBF after E0 and F0 (no overlong forms), ED (no surrogates) and F4 (nothing
+/// above U+10FFFF).
+#[inline]
+fn second_byte_range(lead: u8) -> (u8, u8) {
+    match lead {
+        0xe0 => (0xa0, 0xbf),
+        0xed => (0x80, 0x9f),
+        0xf0 => (0x90, 0xbf),
+        0xf4 => (0x80, 0x8f),
+        _ => (0x80, 0xbf),
+    }
+}
+
 /// Decodes the UTF-8 sequence starting `bytes` (its lead byte is 0x80 or above) when it is
 /// whole and valid (the same ranges as the stateful decoder accepts: no overlong forms, no
 /// surrogates, nothing above U+10FFFF), returning the character and its length. Anything else
@@ -566,21 +570,13 @@ fn decode_whole(bytes: &[u8]) -> Option<(char, usize)> {
     let (cp, len) = match b0 {
         0xc2..=0xdf => ((b0 as u32 & 0x1f) << 6 | (cont(1, 0x80, 0xbf)? as u32 & 0x3f), 2),
         0xe0..=0xef => {
-            let (lo, hi) = match b0 {
-                0xe0 => (0xa0, 0xbf),
-                0xed => (0x80, 0x9f),
-                _ => (0x80, 0xbf),
-            };
+            let (lo, hi) = second_byte_range(b0);
             let b1 = cont(1, lo, hi)? as u32 & 0x3f;
             let b2 = cont(2, 0x80, 0xbf)? as u32 & 0x3f;
             ((b0 as u32 & 0x0f) << 12 | b1 << 6 | b2, 3)
         }
         0xf0..=0xf4 => {
-            let (lo, hi) = match b0 {
-                0xf0 => (0x90, 0xbf),
-                0xf4 => (0x80, 0x8f),
-                _ => (0x80, 0xbf),
-            };
+            let (lo, hi) = second_byte_range(b0);
             let b1 = cont(1, lo, hi)? as u32 & 0x3f;
             let b2 = cont(2, 0x80, 0xbf)? as u32 & 0x3f;
             let b3 = cont(3, 0x80, 0xbf)? as u32 & 0x3f;

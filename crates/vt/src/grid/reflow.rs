@@ -40,27 +40,20 @@ pub(crate) struct TextPos {
 /// the first `keep` cells (blanks before the cursor are text).
 fn logical_cells(grid: &Grid, rows: std::ops::Range<usize>, keep: usize, out: &mut Vec<Cell>) {
     out.clear();
-    for i in rows.clone() {
-        let meta = grid.meta[grid.lines[i] as usize];
-        let mut row = grid.line(i);
-        if meta.wrapped && meta.pad_end && i + 1 < rows.end && row.last().is_some_and(|c| c.is_blank()) {
-            row = &row[..row.len() - 1];
-        }
-        out.extend_from_slice(row);
+    for i in rows {
+        out.extend_from_slice(&grid.line(i)[..row_width(grid, i)]);
     }
     let text = out.iter().rposition(|&c| c != Cell::blank(0)).map_or(0, |i| i + 1);
     out.truncate(text.max(keep).min(out.len()));
     out.resize(out.len().max(keep), Cell::blank(0));
 }
 
-/// Cells of row `i` that belong to its logical line's text (the pad blank excluded).
+/// Cells of line `i` that belong to its logical line's text: all but the pad blank a wide
+/// character left at the end of a wrapped row (unless something was written over it since).
 fn row_width(grid: &Grid, i: usize) -> usize {
     let meta = grid.meta[grid.lines[i] as usize];
-    if meta.wrapped && meta.pad_end && i + 1 < grid.lines.len() {
-        grid.cols - 1
-    } else {
-        grid.cols
-    }
+    let pad = meta.wrapped && meta.pad_end && grid.line(i).last().is_some_and(|c| c.is_blank());
+    grid.cols - usize::from(pad)
 }
 
 /// The rows being built at the new width.

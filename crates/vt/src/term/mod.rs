@@ -47,6 +47,23 @@ const STYLE_CACHE: usize = 256;
 /// A cache slot holding nothing (no style has id `u32::MAX`).
 const EMPTY_SLOT: ([u32; 4], u16, u32) = ([0; 4], 0, u32::MAX);
 
+/// Before cells `[start, end)` of `row` are overwritten: a wide character with only one half
+/// inside loses its other half too. Returns the span actually affected.
+#[inline]
+fn split_wide_cells(row: &mut [Cell], start: usize, end: usize) -> (usize, usize) {
+    let cols = row.len();
+    let (mut s, mut e) = (start, end);
+    if start > 0 && start < cols && row[start].is_spacer() {
+        row[start - 1] = Cell::blank(row[start - 1].style());
+        s = start - 1;
+    }
+    if end < cols && end > 0 && row[end].is_spacer() {
+        row[end] = Cell::blank(row[end].style());
+        e = end + 1;
+    }
+    (s, e)
+}
+
 /// A style as four words (colours packed, attributes with the link), compared and hashed as
 /// such by the style cache: cheaper than the field-by-field walk of `Style`'s equality.
 #[inline]
@@ -458,18 +475,7 @@ impl Screen {
     /// Before cells `[start, end)` of row `y` are overwritten: a wide character with only one
     /// half inside loses its other half too. Returns the span actually affected.
     fn split_wide_edges(&mut self, y: usize, start: usize, end: usize) -> (usize, usize) {
-        let cols = self.cols;
-        let row = self.grid_mut().row_mut(y);
-        let (mut s, mut e) = (start, end);
-        if start > 0 && start < cols && row[start].is_spacer() {
-            row[start - 1] = Cell::blank(row[start - 1].style());
-            s = start - 1;
-        }
-        if end < cols && end > 0 && row[end].is_spacer() {
-            row[end] = Cell::blank(row[end].style());
-            e = end + 1;
-        }
-        (s, e)
+        split_wide_cells(self.grid_mut().row_mut(y), start, end)
     }
 
     fn reply(&mut self, bytes: &[u8]) {

@@ -3,7 +3,7 @@
 
 use unicode_width::UnicodeWidthChar;
 
-use super::{Screen, MAX_CLUSTER};
+use super::{split_wide_cells, Screen, MAX_CLUSTER};
 use crate::cell::Cell;
 
 /// The cells a character takes, decided for every value the width table can return:
@@ -75,7 +75,7 @@ impl Screen {
             self.last_char = Some(last as char);
         }
         let style = self.pen_id();
-        let (cols, autowrap) = (self.cols, self.modes.autowrap);
+        let autowrap = self.modes.autowrap;
         let mut run = run;
         while !run.is_empty() {
             if self.cursor.pending_wrap {
@@ -87,15 +87,7 @@ impl Screen {
             let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
             let (row, meta) = grid.row_meta_mut(y);
             // A wide character half-covered by the run loses its other half.
-            let (mut s, mut e) = (x, x + n);
-            if x > 0 && row[x].is_spacer() {
-                row[x - 1] = Cell::blank(row[x - 1].style());
-                s = x - 1;
-            }
-            if e < cols && row[e].is_spacer() {
-                row[e] = Cell::blank(row[e].style());
-                e += 1;
-            }
+            let (s, e) = split_wide_cells(row, x, x + n);
             crate::scan::write_ascii(&mut row[x..x + n], &run[..n], style);
             run = &run[n..];
             meta.touch(s, e);
@@ -149,19 +141,10 @@ impl Screen {
             self.insert_blanks(width);
         }
         let style = self.pen_id();
-        let cols = self.cols;
         let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
         let (row, meta) = grid.row_meta_mut(y);
         // A wide character half-covered by this one loses its other half.
-        let (mut s, mut e) = (x, x + width);
-        if x > 0 && row[x].is_spacer() {
-            row[x - 1] = Cell::blank(row[x - 1].style());
-            s = x - 1;
-        }
-        if e < cols && row[e].is_spacer() {
-            row[e] = Cell::blank(row[e].style());
-            e += 1;
-        }
+        let (s, e) = split_wide_cells(row, x, x + width);
         if width == 2 {
             row[x] = Cell::char(c, true, style);
             row[x + 1] = Cell::spacer(style);
