@@ -58,7 +58,7 @@ fn blitty_rows(data: &[u8], size: (usize, usize), to: &[(usize, usize)]) -> Rows
     let s = t.screen();
     let mut rows = Vec::new();
     for i in 0..s.history_len() {
-        rows.push((s.cells_text(s.history_row(i)), s.history_wrapped(i)));
+        rows.push((s.cells_text(&s.history_row(i)), s.history_wrapped(i)));
     }
     for y in 0..s.rows() {
         rows.push((s.row_text(y), s.row_wrapped(y)));

@@ -10,7 +10,7 @@
 
 use std::io::Write;
 
-use blitty_vt::{Cell, CursorShape, Modes, MouseEncoding, MouseTracking, Screen, Style};
+use blitty_vt::{Cell, CursorShape, Line, Modes, MouseEncoding, MouseTracking, Screen, Style};
 
 use crate::sgr;
 use crate::view::View;
@@ -241,7 +241,7 @@ impl AnsiPresenter {
     }
 
     /// The engine cell as the host would show it.
-    fn wanted(screen: &Screen, cell: Cell) -> HostCell {
+    fn wanted(screen: &Screen, row: &Line, cell: Cell) -> HostCell {
         let text = if cell.is_spacer() {
             Text::Spacer
         } else if let Some(c) = cell.char_value() {
@@ -251,14 +251,14 @@ impl AnsiPresenter {
             screen.push_cell_text(cell, &mut s);
             Text::Cluster(s.into_boxed_str())
         };
-        HostCell { text, style: screen.style(cell.style()) }
+        HostCell { text, style: row.style(cell) }
     }
 
     fn draw_row(&mut self, view: View, y: usize, span: (usize, usize), out: &mut Vec<u8>) {
         let screen = view.screen;
         let row = view.row(y);
         let cols = self.cols.min(row.len());
-        let wanted: Vec<HostCell> = row[..cols].iter().map(|&c| Self::wanted(screen, c)).collect();
+        let wanted: Vec<HostCell> = row[..cols].iter().map(|&c| Self::wanted(screen, &row, c)).collect();
         // A blank tail with one background becomes a single EL.
         let tail_style = wanted.last().map(|c| c.style).unwrap_or_default();
         let erasable = |c: &HostCell| c.text == Text::Char(' ') && c.style == tail_style;
@@ -464,12 +464,12 @@ pub fn transcript(screen: &Screen, out: &mut Vec<u8>) {
     let mut pen = Style::default();
     for y in 0..=last.min(screen.rows().saturating_sub(1)) {
         let row = screen.row(y);
-        let end = row.iter().rposition(|c| !c.is_blank() || screen.style(c.style()).bg != blitty_vt::Color::Default);
+        let end = row.iter().rposition(|c| !c.is_blank() || row.style(*c).bg != blitty_vt::Color::Default);
         for &cell in &row[..end.map_or(0, |e| e + 1)] {
             if cell.is_spacer() {
                 continue;
             }
-            let style = screen.style(cell.style());
+            let style = row.style(cell);
             sgr::transition(out, &pen, &style);
             pen = style;
             let mut text = String::new();

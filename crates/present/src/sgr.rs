@@ -129,7 +129,8 @@ mod tests {
                 bytes.push(b'x');
                 t.feed(&bytes);
                 let s = t.screen();
-                assert_eq!(s.style(s.row(0)[0].style()), *to, "from {from:?}");
+                let row = s.row(0);
+                assert_eq!(row.style(row[0]), *to, "from {from:?}");
             }
         }
     }

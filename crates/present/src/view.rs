@@ -1,6 +1,6 @@
 //! What a presenter draws: the engine's live screen, or a window scrolled back into history.
 
-use blitty_vt::{Cell, Screen};
+use blitty_vt::{Line, Screen};
 
 #[derive(Clone, Copy)]
 pub struct View<'a> {
@@ -19,8 +19,8 @@ impl<'a> View<'a> {
         self.screen.history_len()
     }
 
-    /// Row `y` of the view.
-    pub fn row(&self, y: usize) -> &'a [Cell] {
+    /// Row `y` of the view, with its styles.
+    pub fn row(&self, y: usize) -> Line<'a> {
         let history = self.screen.history_len();
         let offset = self.offset.min(history);
         let line = history - offset + y;

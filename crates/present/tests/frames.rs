@@ -20,12 +20,12 @@ fn cells(t: &Terminal) -> Vec<Vec<(String, blitty_vt::Style)>> {
     let s = t.screen();
     (0..s.rows())
         .map(|y| {
-            s.row(y)
-                .iter()
+            let row = s.row(y);
+            row.iter()
                 .map(|&c| {
                     let mut text = String::new();
                     s.push_cell_text(c, &mut text);
-                    (text, s.style(c.style()))
+                    (text, row.style(c))
                 })
                 .collect()
         })

@@ -5,10 +5,11 @@
 //!   index into the screen's grapheme-cluster table (a base character with combining marks);
 //!   bits 24..32 are flags: [`WIDE`] (this cell starts a two-cell character) and [`SPACER`]
 //!   (the second cell of a two-cell character; its payload is 0 and it draws nothing).
-//! - `style: u32`: an id in the screen's style table ([`crate::style::StyleTable`]); 0 is the
-//!   default style. Styles are interned because real output uses a handful of them, and an
-//!   interned id keeps the cell at eight bytes where colours, underline colour and hyperlink
-//!   stored inline would take 24 or more.
+//! - `style: u32`: an id in its row's list of styles (see [`crate::grid`]); 0 is the default
+//!   style. A row's styles are listed once for the row because real output uses a handful of
+//!   them, and an id keeps the cell at eight bytes where colours, underline colour and
+//!   hyperlink stored inline would take 24 or more. Read a cell's style through the row it is
+//!   in ([`crate::Line::style`]).
 //!
 //! A blank cell is a space in some style (xterm's erase uses the current background colour).
 
@@ -56,6 +57,17 @@ impl Cell {
     #[inline]
     pub fn style(self) -> u32 {
         self.style
+    }
+
+    /// The same cell with another style id.
+    #[inline]
+    pub fn with_style(self, style: u32) -> Cell {
+        Cell { content: self.content, style }
+    }
+
+    #[inline]
+    pub(crate) fn set_style(&mut self, style: u32) {
+        self.style = style;
     }
 
     #[inline]

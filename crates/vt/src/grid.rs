@@ -16,10 +16,22 @@
 //! Damage lives on the physical row (`RowMeta::dirty`), so rows carry it with them when they
 //! move; a full-screen scroll only adds to `scrolled`. A presenter reads "scroll by
 //! `scrolled`, then redraw the dirty spans", which is exactly what changed.
+//!
+//! Styles: each row keeps its own list of the styles its cells use, and a cell's style id is
+//! an index into its row's list (1-based; 0 is the default style, so plain rows have an empty
+//! list). The design is ghostty's page-local style sets, taken down to the row: the list a
+//! print writes to is a few hundred bytes that stay in cache, so colour-dense output (a new
+//! colour pair for every cell) appends to it instead of hashing every style into one table of
+//! megabytes, and nothing global has to be collected when styles go out of use. The list
+//! moves with its row (scrolling, recycling and history cost nothing more); cells that move
+//! between rows (scrolls inside left/right margins, reflow) take their styles into the
+//! destination's list. A list is bounded: at `style_list_cap` entries the ones no cell uses are
+//! dropped, and a row entering history keeps at most one entry per cell.
 
 use std::collections::VecDeque;
 
 use crate::cell::Cell;
+use crate::style::Style;
 
 mod reflow;
 pub use reflow::At;
@@ -89,6 +101,49 @@ pub struct Grid {
     /// Where the cursor was in the text when a resize could not keep it on its character (its
     /// line ran below the screen), with where it was put instead and its pending wrap.
     lost_cursor: Option<(At, reflow::TextPos, bool)>,
+    /// Each row's styles, by row id (see the module's comment): a cell's style id `k` is entry
+    /// `k - 1` of its row's list, and 0 is the default style.
+    styles: Vec<Vec<Style>>,
+    /// Counts the times a row's list lost or renumbered entries, so that a style id cached
+    /// for a row (the pen's) is known to be still good by one comparison.
+    style_epoch: u64,
+}
+
+/// A row's cells with the styles their ids name: what readers of the screen get. It derefs to
+/// the cells.
+#[derive(Clone, Copy, Debug)]
+pub struct Line<'a> {
+    cells: &'a [Cell],
+    styles: &'a [Style],
+}
+
+impl<'a> Line<'a> {
+    /// The style of a cell of this row.
+    #[inline]
+    pub fn style(&self, cell: Cell) -> Style {
+        match cell.style() {
+            0 => Style::default(),
+            k => self.styles.get(k as usize - 1).copied().unwrap_or_default(),
+        }
+    }
+
+    pub fn cells(&self) -> &'a [Cell] {
+        self.cells
+    }
+}
+
+impl std::ops::Deref for Line<'_> {
+    type Target = [Cell];
+    fn deref(&self) -> &[Cell] {
+        self.cells
+    }
+}
+
+/// A row's list of styles holds at most this many entries (then unused ones are dropped):
+/// twice the width, so that dropping, which visits the row, is paid for by the entries added.
+#[inline]
+fn style_list_cap(cols: usize) -> usize {
+    2 * cols + 8
 }
 
 impl Grid {
@@ -105,9 +160,11 @@ impl Grid {
             scrolled: 0,
             anchor: None,
             lost_cursor: None,
+            styles: Vec::new(),
+            style_epoch: 0,
         };
         for _ in 0..rows {
-            let id = g.fresh_row(Cell::blank(0));
+            let id = g.fresh_row(&Style::default());
             g.lines.push_back(id);
         }
         g
@@ -129,15 +186,106 @@ impl Grid {
         self.history_cap
     }
 
-    /// Bytes held by cells, row bookkeeping and ids (for memory reports).
+    /// Bytes held by cells, row bookkeeping, style lists and ids (for memory reports).
     pub fn memory_bytes(&self) -> usize {
         self.cells.capacity() * std::mem::size_of::<Cell>()
             + self.meta.capacity() * std::mem::size_of::<RowMeta>()
+            + self.styles.capacity() * std::mem::size_of::<Vec<Style>>()
+            + self.styles.iter().map(|l| l.capacity() * std::mem::size_of::<Style>()).sum::<usize>()
             + (self.lines.capacity() + self.free.capacity()) * 4
     }
 
+    // ---- styles (see the module's comment) ----
+
+    /// The id of `style` in row `id`'s list, adding it if it is not among the last entries.
+    /// Entries are not looked up further back: colour-dense output changes the style for every
+    /// cell, and appending costs less than any search; a full list drops the entries no cell
+    /// uses (`compact_styles`), which bounds it by `style_list_cap`.
+    #[inline]
+    pub fn intern(&mut self, id: u32, style: &Style) -> u32 {
+        if style.is_default() {
+            0
+        } else {
+            self.intern_listed(id, style)
+        }
+    }
+
+    fn intern_listed(&mut self, id: u32, style: &Style) -> u32 {
+        let list = &self.styles[id as usize];
+        let n = list.len();
+        if n > 0 && list[n - 1] == *style {
+            return n as u32;
+        }
+        if n > 1 && list[n - 2] == *style {
+            return n as u32 - 1;
+        }
+        if n >= style_list_cap(self.cols) {
+            self.compact_styles(id);
+        }
+        let list = &mut self.styles[id as usize];
+        list.push(*style);
+        list.len() as u32
+    }
+
+    /// The id of `style` in visible row `y`'s list.
+    #[inline]
+    pub fn intern_at(&mut self, y: usize, style: &Style) -> u32 {
+        let id = self.visible_id(y);
+        self.intern(id, style)
+    }
+
+    /// A blank in `style` for visible row `y`.
+    #[inline]
+    pub fn blank_at(&mut self, y: usize, style: &Style) -> Cell {
+        Cell::blank(self.intern_at(y, style))
+    }
+
+    /// Drops the entries of row `id`'s list that no cell uses, renumbering the cells.
+    fn compact_styles(&mut self, id: u32) {
+        let list = &mut self.styles[id as usize];
+        if list.is_empty() {
+            return;
+        }
+        let start = id as usize * self.cols;
+        let row = &mut self.cells[start..start + self.cols];
+        // new_id[k] for old id k (1-based); 0 = unused so far.
+        let mut new_id = vec![0u32; list.len() + 1];
+        let mut kept = Vec::with_capacity(list.len().min(self.cols));
+        for cell in row.iter_mut() {
+            let k = cell.style() as usize;
+            if k == 0 || k > list.len() {
+                continue;
+            }
+            if new_id[k] == 0 {
+                kept.push(list[k - 1]);
+                new_id[k] = kept.len() as u32;
+            }
+            cell.set_style(new_id[k]);
+        }
+        *list = kept;
+        self.style_epoch += 1;
+    }
+
+    /// Changes whenever a row's list loses or renumbers entries.
+    #[inline]
+    pub fn style_epoch(&self) -> u64 {
+        self.style_epoch
+    }
+
+    /// Every style list of the history and visible rows (for marking live hyperlinks).
+    pub fn for_each_style(&self, mut f: impl FnMut(&Style)) {
+        for &id in &self.lines {
+            self.styles[id as usize].iter().for_each(&mut f);
+        }
+    }
+
+    /// Styles in the lists of the history and visible rows.
+    pub fn styles_held(&self) -> usize {
+        self.lines.iter().map(|&id| self.styles[id as usize].len()).sum()
+    }
+
     /// A row id that is blank: recycled from `free`, or newly allocated in the slab.
-    fn fresh_row(&mut self, blank: Cell) -> u32 {
+    fn fresh_row(&mut self, blank: &Style) -> u32 {
         match self.free.pop() {
             Some(id) => {
                 self.reset_row(id, blank);
@@ -153,8 +301,10 @@ impl Grid {
                     self.meta.reserve_exact(want - self.meta.len());
                     self.cells.reserve_exact(want * self.cols - self.cells.len());
                 }
-                self.cells.resize(self.cells.len() + self.cols, blank);
-                let used = if blank == Cell::blank(0) { 0 } else { self.cols as u16 };
+                self.styles.push(Vec::new());
+                let cell = Cell::blank(self.intern(id, blank));
+                self.cells.resize(self.cells.len() + self.cols, cell);
+                let used = if cell == Cell::blank(0) { 0 } else { self.cols as u16 };
                 self.meta.push(RowMeta { wrapped: false, pad_end: false, dirty: (0, self.cols as u16), used });
                 id
             }
@@ -162,22 +312,28 @@ impl Grid {
     }
 
     #[inline]
-    fn reset_row(&mut self, id: u32, blank: Cell) {
+    fn reset_row(&mut self, id: u32, blank: &Style) {
+        let list = &mut self.styles[id as usize];
+        if !list.is_empty() {
+            list.clear();
+            self.style_epoch += 1;
+        }
         let start = id as usize * self.cols;
         let meta = &mut self.meta[id as usize];
         let row = &mut self.cells[start..start + self.cols];
-        let used = if blank == Cell::blank(0) {
-            row[..meta.used as usize].fill(blank);
+        let used = if blank.is_default() {
+            row[..meta.used as usize].fill(Cell::blank(0));
             0
         } else {
-            row.fill(blank);
+            list.push(*blank);
+            row.fill(Cell::blank(1));
             self.cols as u16
         };
         *meta = RowMeta { wrapped: false, pad_end: false, dirty: (0, self.cols as u16), used };
     }
 
     #[inline]
-    fn visible_id(&self, y: usize) -> u32 {
+    pub(crate) fn visible_id(&self, y: usize) -> u32 {
         self.lines[self.lines.len() - self.rows + y]
     }
 
@@ -234,6 +390,17 @@ impl Grid {
         &self.cells[start..start + self.cols]
     }
 
+    /// Line `i` of history and visible rows together (0 the oldest), with its styles.
+    pub fn line_ref(&self, i: usize) -> Line<'_> {
+        let id = self.lines[i] as usize;
+        Line { cells: &self.cells[id * self.cols..(id + 1) * self.cols], styles: &self.styles[id] }
+    }
+
+    /// Visible row `y` with its styles.
+    pub fn row_ref(&self, y: usize) -> Line<'_> {
+        self.line_ref(self.lines.len() - self.rows + y)
+    }
+
     pub fn history_wrapped(&self, i: usize) -> bool {
         self.meta[self.lines[i] as usize].wrapped
     }
@@ -255,7 +422,7 @@ impl Grid {
             return Err(V::HistoryOverCap { history: self.history_len(), cap: self.history_cap });
         }
         let allocated = self.meta.len();
-        if self.cells.len() != allocated * self.cols {
+        if self.cells.len() != allocated * self.cols || self.styles.len() != allocated {
             return Err(V::SlabSize { cells: self.cells.len(), rows_allocated: allocated, cols: self.cols });
         }
         let mut seen = vec![false; allocated];
@@ -279,6 +446,13 @@ impl Grid {
             }
             if let Some(col) = self.line(line)[used..].iter().position(|&c| c != Cell::blank(0)) {
                 return Err(V::NotBlankPastUsed { line, col: used + col });
+            }
+            let styles = self.styles[id as usize].len();
+            if styles > style_list_cap(self.cols) {
+                return Err(V::StyleListOverCap { line, len: styles, cap: style_list_cap(self.cols) });
+            }
+            if let Some(col) = self.line(line).iter().position(|c| c.style() as usize > styles) {
+                return Err(V::DeadStyle { line, col, id: self.line(line)[col].style() });
             }
         }
         Ok(())
@@ -318,13 +492,14 @@ impl Grid {
     /// Scrolls rows `top..=bottom` up by `n`, filling with `blank`. With `save` and
     /// `top == 0`, the rows leaving the top become history (xterm saves lines whenever the
     /// top margin is the first row and the left/right margins are the full width).
-    pub fn scroll_up(&mut self, top: usize, bottom: usize, n: usize, blank: Cell, save: bool) {
+    pub fn scroll_up(&mut self, top: usize, bottom: usize, n: usize, blank: &Style, save: bool) {
         let full = top == 0 && bottom + 1 == self.rows;
         if top == 0 {
             // The screen's top moves in the text: a resize after this starts afresh.
             self.anchor = None;
         }
         if full && n == 1 && save && self.history_len() >= self.history_cap && self.history_cap > 0 {
+            self.settle_styles(self.visible_id(0));
             // The steady state of scrolling output: the oldest history row becomes the new
             // bottom row.
             let id = self.lines.pop_front().expect("lines hold at least the screen");
@@ -337,6 +512,7 @@ impl Grid {
         for _ in 0..n {
             if save && top == 0 && self.history_cap > 0 {
                 // [.. h, v0, v1 .. vb, vb+1 ..] -> [.. h, v0 | v1 .. vb, NEW, vb+1 ..]
+                self.settle_styles(self.visible_id(0));
                 let id = if self.history_len() >= self.history_cap {
                     let id = self.lines.pop_front().expect("lines hold at least the screen");
                     self.reset_row(id, blank);
@@ -366,8 +542,23 @@ impl Grid {
         }
     }
 
+    /// A row going into history keeps no more entries than it has cells: it is not written
+    /// again, so what it does not use is dropped once (and the list's spare room freed).
+    #[inline(always)]
+    fn settle_styles(&mut self, id: u32) {
+        if self.styles[id as usize].len() > self.cols {
+            self.settle_styles_cold(id);
+        }
+    }
+
+    #[cold]
+    fn settle_styles_cold(&mut self, id: u32) {
+        self.compact_styles(id);
+        self.styles[id as usize].shrink_to_fit();
+    }
+
     /// Scrolls rows `top..=bottom` down by `n`, filling the top with `blank`.
-    pub fn scroll_down(&mut self, top: usize, bottom: usize, n: usize, blank: Cell) {
+    pub fn scroll_down(&mut self, top: usize, bottom: usize, n: usize, blank: &Style) {
         let n = n.min(bottom + 1 - top);
         for _ in 0..n {
             let base = self.lines.len() - self.rows;
@@ -403,7 +594,7 @@ impl Grid {
 
     /// Scrolls the rectangle `r` up (`up`) or down by `n` by moving cells: the path for
     /// scrolls inside left/right margins (DECSLRM).
-    pub fn scroll_rect(&mut self, r: Region, up: bool, n: usize, blank: Cell) {
+    pub fn scroll_rect(&mut self, r: Region, up: bool, n: usize, blank: &Style) {
         let Region { top, bottom, left, right } = r;
         let h = bottom + 1 - top;
         let n = n.min(h);
@@ -414,18 +605,35 @@ impl Grid {
         for (i, &y) in order.iter().enumerate() {
             if i + n < h {
                 let src = order[i + n];
-                let (sid, did) = (self.visible_id(src) as usize, self.visible_id(y) as usize);
-                let cols = self.cols;
-                self.cells.copy_within(sid * cols + left..sid * cols + right + 1, did * cols + left);
+                let (sid, did) = (self.visible_id(src), self.visible_id(y));
+                self.copy_cells(sid, did, left..right + 1);
             } else {
+                let blank = self.blank_at(y, blank);
                 self.row_mut(y)[left..=right].fill(blank);
             }
             self.touch(y, left, right + 1);
         }
     }
 
+    /// Copies columns `cols` of row `src` into row `dst`, each cell's style taken into `dst`'s
+    /// list.
+    fn copy_cells(&mut self, src: u32, dst: u32, cols: std::ops::Range<usize>) {
+        let (s, d) = (src as usize * self.cols, dst as usize * self.cols);
+        for x in cols {
+            let cell = self.cells[s + x];
+            let style = match cell.style() {
+                0 => 0,
+                k => {
+                    let st = self.styles[src as usize][k as usize - 1];
+                    self.intern(dst, &st)
+                }
+            };
+            self.cells[d + x] = cell.with_style(style);
+        }
+    }
+
     /// Clears every visible row to `blank`.
-    pub fn clear_rows(&mut self, top: usize, bottom: usize, blank: Cell) {
+    pub fn clear_rows(&mut self, top: usize, bottom: usize, blank: &Style) {
         for y in top..=bottom {
             let id = self.visible_id(y);
             self.reset_row(id, blank);
@@ -467,6 +675,7 @@ impl Grid {
             let old = self.cols;
             let mut cells = Vec::with_capacity(self.lines.len() * cols);
             let mut meta = Vec::with_capacity(self.lines.len());
+            let mut styles = Vec::with_capacity(self.lines.len());
             for (new_id, id) in self.lines.iter_mut().enumerate() {
                 let start = *id as usize * old;
                 let row = &self.cells[start..start + old];
@@ -483,12 +692,21 @@ impl Grid {
                 m.dirty = (0, cols as u16);
                 m.used = cols as u16;
                 meta.push(m);
+                styles.push(std::mem::take(&mut self.styles[*id as usize]));
                 *id = new_id as u32;
             }
             self.cells = cells;
             self.meta = meta;
+            self.styles = styles;
+            self.style_epoch += 1;
             self.free.clear();
             self.cols = cols;
+            // A narrower row may keep fewer entries than its list has.
+            for id in 0..self.lines.len() as u32 {
+                if self.styles[id as usize].len() > style_list_cap(cols) {
+                    self.compact_styles(id);
+                }
+            }
         }
         while self.rows > rows {
             let bottom = self.rows - 1;
@@ -506,7 +724,7 @@ impl Grid {
                 self.rows += 1;
                 cursor_y += 1;
             } else {
-                let id = self.fresh_row(Cell::blank(0));
+                let id = self.fresh_row(&Style::default());
                 self.lines.push_back(id);
                 self.rows += 1;
             }
@@ -546,19 +764,19 @@ mod tests {
             put(&mut g, y, s);
         }
         let slab = g.cells.len();
-        g.scroll_up(0, 2, 1, Cell::blank(0), true);
+        g.scroll_up(0, 2, 1, &Style::default(), true);
         assert_eq!(hist(&g), ["a"]);
         assert_eq!([text(&g, 0), text(&g, 1), text(&g, 2)], ["b", "c", ""]);
         assert_eq!(g.scrolled(), 1);
         // Two more: history is capped at 2, the oldest row id is recycled, nothing allocated.
         put(&mut g, 2, "d");
-        g.scroll_up(0, 2, 1, Cell::blank(0), true);
+        g.scroll_up(0, 2, 1, &Style::default(), true);
         put(&mut g, 2, "e");
-        g.scroll_up(0, 2, 1, Cell::blank(0), true);
+        g.scroll_up(0, 2, 1, &Style::default(), true);
         assert_eq!(hist(&g), ["b", "c"]);
         assert_eq!([text(&g, 0), text(&g, 1), text(&g, 2)], ["d", "e", ""]);
         assert_eq!(g.cells.len(), slab + 2 * 4, "slab grows only until history is full");
-        g.scroll_up(0, 2, 1, Cell::blank(0), true);
+        g.scroll_up(0, 2, 1, &Style::default(), true);
         assert_eq!(g.cells.len(), slab + 2 * 4);
     }
 
@@ -569,10 +787,10 @@ mod tests {
         for (y, s) in ["a", "b", "c", "d"].iter().enumerate() {
             put(&mut g, y, s);
         }
-        g.scroll_up(1, 2, 1, Cell::blank(0), true);
+        g.scroll_up(1, 2, 1, &Style::default(), true);
         assert_eq!((0..4).map(|y| text(&g, y)).collect::<Vec<_>>(), ["a", "c", "", "d"]);
         assert_eq!(g.history_len(), 0);
-        g.scroll_down(0, 3, 1, Cell::blank(0));
+        g.scroll_down(0, 3, 1, &Style::default());
         assert_eq!((0..4).map(|y| text(&g, y)).collect::<Vec<_>>(), ["", "a", "c", ""]);
     }
 
@@ -583,7 +801,7 @@ mod tests {
         for (y, s) in ["a", "b", "c", "d"].iter().enumerate() {
             put(&mut g, y, s);
         }
-        g.scroll_up(0, 1, 1, Cell::blank(0), true);
+        g.scroll_up(0, 1, 1, &Style::default(), true);
         assert_eq!(hist(&g), ["a"]);
         assert_eq!((0..4).map(|y| text(&g, y)).collect::<Vec<_>>(), ["b", "", "c", "d"]);
     }
@@ -593,7 +811,7 @@ mod tests {
         let mut g = Grid::new(4, 3, 10);
         g.clear_damage();
         g.touch(2, 1, 2);
-        g.scroll_up(0, 2, 1, Cell::blank(0), true);
+        g.scroll_up(0, 2, 1, &Style::default(), true);
         assert_eq!(g.meta(1).dirty, (1, 2), "row 2's damage is now on row 1");
         assert_eq!(g.meta(2).dirty, (0, 4), "the new row is dirty");
         assert_eq!(g.meta(0).dirty.0, g.meta(0).dirty.1, "row 0 is clean");

@@ -1,8 +1,8 @@
 //! Colours, attributes, styles, and the interning tables that keep cells small.
 //!
-//! A [`Style`] is everything SGR (and OSC 8) can attach to a cell. Cells hold a `u32` id
-//! into a [`StyleTable`]; the same table shape ([`Interner`]) holds grapheme clusters and
-//! hyperlink targets. Interners never grow without bound: when one has taken its allowance of
+//! A [`Style`] is everything SGR (and OSC 8) can attach to a cell. Cells hold a `u32` id into
+//! their row's list of styles (see [`crate::grid`]). An [`Interner`] holds grapheme clusters
+//! and hyperlink targets, shared by the whole screen. Interners never grow without bound: when one has taken its allowance of
 //! new entries the screen marks the ids its cells still use and the interner frees the rest
 //! ([`Interner::sweep`]). The next allowance is at least what survived and at least a quarter
 //! of the cells the collection had to scan, so a collection's work is paid for by the entries
@@ -96,6 +96,16 @@ pub struct Style {
     pub attrs: Attrs,
     /// 0 for none, else 1 + an id in the hyperlink table.
     pub link: u32,
+}
+
+impl Style {
+    /// Whether this is the default style (what a cell's style id 0 means).
+    #[inline]
+    pub fn is_default(&self) -> bool {
+        matches!((self.fg, self.bg, self.underline_color), (Color::Default, Color::Default, Color::Default))
+            && self.attrs.0 == 0
+            && self.link == 0
+    }
 }
 
 impl Color {
@@ -350,20 +360,13 @@ impl<T: Hash + Eq + Clone> Interner<T> {
     }
 }
 
-/// Cell styles: id 0 is always [`Style::default`].
-pub type StyleTable = Interner<Style>;
-
-pub fn new_style_table() -> StyleTable {
-    Interner::new(&[Style::default()], 4096)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn interning_is_stable_and_sweep_frees_unmarked_ids() {
-        let mut t = new_style_table();
+        let mut t = Interner::new(&[Style::default()], 4096);
         let red = Style { fg: Color::Indexed(1), ..Style::default() };
         let blue = Style { fg: Color::Rgb(0, 0, 255), ..Style::default() };
         let r = t.intern(&red);

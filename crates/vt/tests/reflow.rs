@@ -37,15 +37,16 @@ fn random_text(rng: &mut Rng, width: usize, lines: usize, wide: bool) -> String 
 }
 
 /// Every row of scrollback and screen: its text, whether it wraps, its styles.
-fn rows(t: &Terminal) -> Vec<(String, bool, Vec<u32>)> {
+fn rows(t: &Terminal) -> Vec<(String, bool, Vec<blitty_vt::Style>)> {
     let s = t.screen();
     let mut out = Vec::new();
     for i in 0..s.history_len() {
         let cells = s.history_row(i);
-        out.push((s.cells_text(cells), false, cells.iter().map(|c| c.style()).collect()));
+        out.push((s.cells_text(&cells), false, cells.iter().map(|&c| cells.style(c)).collect()));
     }
     for y in 0..s.rows() {
-        out.push((s.row_text(y), s.row_wrapped(y), s.row(y).iter().map(|c| c.style()).collect()));
+        let row = s.row(y);
+        out.push((s.row_text(y), s.row_wrapped(y), row.iter().map(|&c| row.style(c)).collect()));
     }
     out
 }
@@ -57,7 +58,7 @@ fn logical_text(t: &Terminal) -> Vec<String> {
     let s = t.screen();
     let mut rows: Vec<(String, bool)> = Vec::new();
     for i in 0..s.history_len() {
-        rows.push((s.cells_text(s.history_row(i)), s.history_wrapped(i)));
+        rows.push((s.cells_text(&s.history_row(i)), s.history_wrapped(i)));
     }
     for y in 0..s.rows() {
         rows.push((s.row_text(y), s.row_wrapped(y)));
@@ -163,7 +164,7 @@ fn narrowing_past_the_scrollback_cap_drops_the_oldest_lines_only() {
     check(&t, "narrowed");
     let s = t.screen();
     assert_eq!(s.history_len(), 3);
-    let hist: Vec<String> = (0..3).map(|i| s.cells_text(s.history_row(i))).collect();
+    let hist: Vec<String> = (0..3).map(|i| s.cells_text(&s.history_row(i))).collect();
     assert_eq!(hist, ["bbbbb", "ccccc", "ccccc"]);
     assert_eq!((s.row_text(0), s.row_text(1)), ("ddddd".to_string(), "ddddd".to_string()));
 }

@@ -33,7 +33,8 @@ fn screen_after(chunks: &[&[u8]]) -> String {
     let mut out = s.dump_text();
     out.push_str(&format!("title {:?} history {}\n", s.title(), s.history_len()));
     for y in 0..s.rows() {
-        out.push_str(&format!("{:?}\n", s.row(y).iter().map(|c| s.style(c.style())).collect::<Vec<_>>()));
+        let row = s.row(y);
+        out.push_str(&format!("{:?}\n", row.iter().map(|&c| row.style(c)).collect::<Vec<_>>()));
     }
     out
 }

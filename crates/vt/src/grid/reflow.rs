@@ -18,6 +18,7 @@
 
 use super::{Grid, RowMeta};
 use crate::cell::Cell;
+use crate::style::Style;
 
 /// The cursor, in visible coordinates, with xterm's pending wrap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,11 +38,16 @@ pub(crate) struct TextPos {
 
 /// The cells of one logical line, read from its rows: the blank a wide character left at the
 /// end of a row it did not fit is dropped, and so are the default blanks at the end, but for
-/// the first `keep` cells (blanks before the cursor are text).
-fn logical_cells(grid: &Grid, rows: std::ops::Range<usize>, keep: usize, out: &mut Vec<Cell>) {
+/// the first `keep` cells (blanks before the cursor are text). The rows' style lists are
+/// joined into `styles`, and the cells' ids renumbered into it.
+fn logical_cells(grid: &Grid, rows: std::ops::Range<usize>, keep: usize, out: &mut Vec<Cell>, styles: &mut Vec<Style>) {
     out.clear();
+    styles.clear();
     for i in rows {
-        out.extend_from_slice(&grid.line(i)[..row_width(grid, i)]);
+        let base = styles.len() as u32;
+        styles.extend_from_slice(&grid.styles[grid.lines[i] as usize]);
+        let cells = &grid.line(i)[..row_width(grid, i)];
+        out.extend(cells.iter().map(|&c| if c.style() == 0 { c } else { c.with_style(c.style() + base) }));
     }
     let text = out.iter().rposition(|&c| c != Cell::blank(0)).map_or(0, |i| i + 1);
     out.truncate(text.max(keep).min(out.len()));
@@ -61,14 +67,38 @@ struct Builder {
     cols: usize,
     cells: Vec<Cell>,
     meta: Vec<RowMeta>,
+    styles: Vec<Vec<Style>>,
     col: usize,
+    /// For each entry of the logical line's styles: the row (plus one) it was last added to,
+    /// and its id there.
+    remap: Vec<(u32, u32)>,
 }
 
 impl Builder {
     fn new_row(&mut self) {
         self.cells.resize(self.cells.len() + self.cols, Cell::blank(0));
         self.meta.push(RowMeta { wrapped: false, pad_end: false, dirty: (0, self.cols as u16), used: 0 });
+        self.styles.push(Vec::new());
         self.col = 0;
+    }
+
+    /// The cell with its id (into the logical line's `styles`) renumbered into the current row's
+    /// list.
+    fn restyle(&mut self, cell: Cell, styles: &[Style]) -> Cell {
+        let k = cell.style() as usize;
+        if k == 0 {
+            return cell;
+        }
+        let row = self.meta.len() as u32;
+        let (at, id) = self.remap[k - 1];
+        if at == row {
+            return cell.with_style(id);
+        }
+        let list = self.styles.last_mut().expect("a row");
+        list.push(styles[k - 1]);
+        let id = list.len() as u32;
+        self.remap[k - 1] = (row, id);
+        cell.with_style(id)
     }
 
     fn rows(&self) -> usize {
@@ -91,8 +121,10 @@ impl Builder {
 
     /// Lays out one logical line, returning the (row, column) of each offset asked for in
     /// `find` (in the order given, offsets inside the line).
-    fn line(&mut self, cells: &[Cell], find: &[usize], found: &mut Vec<(usize, usize)>) {
+    fn line(&mut self, cells: &[Cell], styles: &[Style], find: &[usize], found: &mut Vec<(usize, usize)>) {
         self.new_row();
+        self.remap.clear();
+        self.remap.resize(styles.len(), (0, 0));
         let mut places = vec![(usize::MAX, 0); find.len()];
         let mut i = 0;
         while i < cells.len() {
@@ -116,10 +148,12 @@ impl Builder {
                 }
             }
             if wide && self.cols >= 2 {
-                self.put(cell);
-                self.put(cells[i + 1]);
+                let (a, b) = (self.restyle(cell, styles), self.restyle(cells[i + 1], styles));
+                self.put(a);
+                self.put(b);
             } else {
-                self.put(if wide { Cell::blank(cell.style()) } else { cell });
+                let c = self.restyle(if wide { Cell::blank(cell.style()) } else { cell }, styles);
+                self.put(c);
             }
             i += width;
         }
@@ -172,8 +206,10 @@ impl Grid {
         let old_cols = self.cols;
 
         // Lay every logical line out again at the new width.
-        let mut b = Builder { cols, cells: Vec::new(), meta: Vec::new(), col: 0 };
+        let mut b =
+            Builder { cols, cells: Vec::new(), meta: Vec::new(), styles: Vec::new(), col: 0, remap: Vec::new() };
         let mut cells = Vec::with_capacity(old_cols);
+        let mut styles = Vec::new();
         let mut found = Vec::new();
         let (mut cursor_place, mut anchor_row, mut cursor_after_end) = ((0, 0), 0, false);
         let (mut line, mut start) = (0, 0);
@@ -193,7 +229,7 @@ impl Grid {
             if line == cursor.line {
                 keep = cursor_target + usize::from(at.pending);
             }
-            logical_cells(self, rows_of_line, keep, &mut cells);
+            logical_cells(self, rows_of_line, keep, &mut cells, &mut styles);
             if line == anchor.line && anchor.offset >= cells.len() {
                 find[0] = cells.len().saturating_sub(1);
             }
@@ -202,7 +238,7 @@ impl Grid {
                 find.push(cursor_target);
             }
             found.clear();
-            b.line(&cells, &find, &mut found);
+            b.line(&cells, &styles, &find, &mut found);
             if line == anchor.line {
                 anchor_row = found[0].0;
             }
@@ -246,18 +282,24 @@ impl Grid {
         // The new slab: history and screen rows, padded with blank rows to the screen's height.
         let mut cells = b.cells;
         let mut meta = b.meta;
+        let mut row_styles = b.styles;
         cells.drain(..drop * cols);
         meta.drain(..drop);
+        row_styles.drain(..drop);
         cells.truncate((keep_rows.min(n) - drop) * cols);
         meta.truncate(keep_rows.min(n) - drop);
+        row_styles.truncate(keep_rows.min(n) - drop);
         while meta.len() < keep_rows - drop {
             cells.resize(cells.len() + cols, Cell::blank(0));
             meta.push(RowMeta { wrapped: false, pad_end: false, dirty: (0, cols as u16), used: 0 });
+            row_styles.push(Vec::new());
         }
         cells.shrink_to_fit();
         meta.shrink_to_fit();
         self.cells = cells;
         self.meta = meta;
+        self.styles = row_styles;
+        self.style_epoch += 1;
         self.lines = (0..self.meta.len() as u32).collect();
         self.free.clear();
         self.cols = cols;

@@ -14,9 +14,9 @@ impl Screen {
         let (top, bottom, left, right) = (self.top, self.bottom, self.left, self.right);
         if self.full_width() {
             let save = !self.alt_active;
-            self.grid_mut().scroll_up(top, bottom, n, blank, save);
+            self.grid_mut().scroll_up(top, bottom, n, &blank, save);
         } else {
-            self.grid_mut().scroll_rect(Region { top, bottom, left, right }, true, n, blank);
+            self.grid_mut().scroll_rect(Region { top, bottom, left, right }, true, n, &blank);
         }
     }
 
@@ -25,9 +25,9 @@ impl Screen {
         let blank = self.blank();
         let (top, bottom, left, right) = (self.top, self.bottom, self.left, self.right);
         if self.full_width() {
-            self.grid_mut().scroll_down(top, bottom, n, blank);
+            self.grid_mut().scroll_down(top, bottom, n, &blank);
         } else {
-            self.grid_mut().scroll_rect(Region { top, bottom, left, right }, false, n, blank);
+            self.grid_mut().scroll_rect(Region { top, bottom, left, right }, false, n, &blank);
         }
     }
 
@@ -52,9 +52,9 @@ impl Screen {
         let blank = self.blank();
         let (bottom, left, right) = (self.bottom, self.left, self.right);
         if self.full_width() {
-            self.grid_mut().scroll_down(y, bottom, n, blank);
+            self.grid_mut().scroll_down(y, bottom, n, &blank);
         } else {
-            self.grid_mut().scroll_rect(Region { top: y, bottom, left, right }, false, n, blank);
+            self.grid_mut().scroll_rect(Region { top: y, bottom, left, right }, false, n, &blank);
         }
         self.cursor.x = self.left;
         self.cursor.pending_wrap = false;
@@ -70,9 +70,9 @@ impl Screen {
         let blank = self.blank();
         let (bottom, left, right) = (self.bottom, self.left, self.right);
         if self.full_width() {
-            self.grid_mut().scroll_up(y, bottom, n, blank, false);
+            self.grid_mut().scroll_up(y, bottom, n, &blank, false);
         } else {
-            self.grid_mut().scroll_rect(Region { top: y, bottom, left, right }, true, n, blank);
+            self.grid_mut().scroll_rect(Region { top: y, bottom, left, right }, true, n, &blank);
         }
         self.cursor.x = self.left;
         self.cursor.pending_wrap = false;
@@ -87,7 +87,7 @@ impl Screen {
         }
         let right = self.right;
         let n = n.min(right + 1 - x);
-        let blank = self.blank();
+        let blank = self.blank_cell(y);
         let left = self.left;
         self.grid_mut().split_wide_at_margins(y, left, right);
         let (s, _) = self.split_wide_edges(y, x, x);
@@ -110,7 +110,7 @@ impl Screen {
         }
         let right = self.right;
         let n = n.min(right + 1 - x);
-        let blank = self.blank();
+        let blank = self.blank_cell(y);
         let left = self.left;
         self.grid_mut().split_wide_at_margins(y, left, right);
         let (s, _) = self.split_wide_edges(y, x, x + n);
@@ -129,13 +129,12 @@ impl Screen {
         if start >= end {
             return;
         }
-        let blank = self.blank();
+        let blank = self.blank_cell(y);
         let (s, e) = self.split_wide_edges(y, start, end);
         if selective {
-            let protected: Vec<bool> = self.grid().row(y)[start..end]
-                .iter()
-                .map(|c| self.styles.get(c.style()).is_some_and(|st| st.attrs.has(Attrs::PROTECTED)))
-                .collect();
+            let line = self.grid().row_ref(y);
+            let protected: Vec<bool> =
+                line[start..end].iter().map(|&c| line.style(c).attrs.has(Attrs::PROTECTED)).collect();
             let row = &mut self.grid_mut().row_mut(y)[start..end];
             for (cell, keep) in row.iter_mut().zip(protected) {
                 if !keep {
@@ -187,7 +186,7 @@ impl Screen {
                     (0..rows).for_each(|row| self.erase_cells(row, 0, cols, true));
                 } else {
                     let blank = self.blank();
-                    self.grid_mut().clear_rows(0, rows - 1, blank);
+                    self.grid_mut().clear_rows(0, rows - 1, &blank);
                 }
             }
             3 => self.main.clear_history(),

@@ -10,7 +10,8 @@
 //!   on is a default blank (recycling clears only up to `used`, so a wrong bound would leak old
 //!   text into a new line: the U+17D8 crash was this bound running past the row);
 //! - wide characters: a wide cell is followed by its spacer and a spacer follows a wide cell;
-//! - interned ids: every cell's style and cluster id is live in its table;
+//! - styles: every cell's style id is in its row's list, and the list is within its cap;
+//! - interned ids: every cell's cluster id is live in its table;
 //! - the cursor and margins are on the screen, and the tab stops are one per column.
 //!
 //! History rows are not written after they leave the screen (only resize rewrites them, and a
@@ -34,6 +35,7 @@ pub enum Violation {
     WideWithoutSpacer { line: usize, col: usize },
     SpacerWithoutWide { line: usize, col: usize },
     DeadStyle { line: usize, col: usize, id: u32 },
+    StyleListOverCap { line: usize, len: usize, cap: usize },
     DeadCluster { line: usize, col: usize, id: u32 },
     CursorOffScreen { x: usize, y: usize, cols: usize, rows: usize },
     MarginsOffScreen { top: usize, bottom: usize, left: usize, right: usize },
@@ -106,9 +108,6 @@ impl Screen {
             }
             if cell.is_spacer() && !(col > 0 && cells[col - 1].is_wide()) {
                 return Err(Violation::SpacerWithoutWide { line, col });
-            }
-            if self.styles.get(cell.style()).is_none() {
-                return Err(Violation::DeadStyle { line, col, id: cell.style() });
             }
             if let Some(id) = cell.cluster_index() {
                 if self.clusters.get(id).is_none() {

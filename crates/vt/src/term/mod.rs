@@ -14,8 +14,8 @@ mod state;
 mod text;
 
 use crate::cell::Cell;
-use crate::grid::{At, Grid};
-use crate::style::{new_style_table, Interner, Style, StyleTable};
+use crate::grid::{At, Grid, Line};
+use crate::style::{Interner, Style};
 
 pub use integrity::Violation;
 pub use modes::{CursorShape, Modes, MouseEncoding, MouseTracking};
@@ -42,11 +42,6 @@ pub const MAX_COLS: usize = 2048;
 /// The tallest screen, in rows: more than an 8192-pixel-tall display shows with an 8-pixel font.
 pub const MAX_ROWS: usize = 1024;
 
-/// Entries in the screen's cache of recently interned styles (a power of two).
-const STYLE_CACHE: usize = 256;
-/// A cache slot holding nothing (no style has id `u32::MAX`).
-const EMPTY_SLOT: ([u32; 4], u16, u32) = ([0; 4], 0, u32::MAX);
-
 /// Before cells `[start, end)` of `row` are overwritten: a wide character with only one half
 /// inside loses its other half too. Returns the span actually affected.
 #[inline]
@@ -64,22 +59,6 @@ fn split_wide_cells(row: &mut [Cell], start: usize, end: usize) -> (usize, usize
     (s, e)
 }
 
-/// A style as four words (colours packed, attributes with the link), compared and hashed as
-/// such by the style cache: cheaper than the field-by-field walk of `Style`'s equality.
-#[inline]
-fn style_key(s: &Style) -> [u32; 4] {
-    [s.fg.packed(), s.bg.packed(), s.underline_color.packed() ^ (s.attrs.0 as u32) << 16, s.link]
-}
-
-/// The cache slot of a key: its words mixed (multiply-shift), top bits.
-#[inline]
-fn style_cache_slot(k: &[u32; 4]) -> usize {
-    let a = (k[0] as u64) << 32 | k[1] as u64;
-    let b = (k[2] as u64) << 32 | k[3] as u64;
-    let h = a.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ b.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
-    (h >> (64 - STYLE_CACHE.trailing_zeros())) as usize
-}
-
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cursor {
     pub x: usize,
@@ -89,13 +68,29 @@ pub struct Cursor {
     pub pending_wrap: bool,
 }
 
-/// The current SGR state and its interned ids, computed lazily (SGR often changes several
-/// times between printed characters).
-#[derive(Clone, Copy, Debug, Default)]
+/// The current SGR state, and the id it was last given in a row's style list (computed when
+/// a character is printed: SGR often changes several times between printed characters).
+#[derive(Clone, Copy, Debug)]
 struct Pen {
     style: Style,
-    id: Option<u32>,
-    blank: Option<u32>,
+    /// The style is the default one (id 0 in every row).
+    plain: bool,
+    at: Option<PenAt>,
+}
+
+impl Default for Pen {
+    fn default() -> Pen {
+        Pen { style: Style::default(), plain: true, at: None }
+    }
+}
+
+/// Where the pen's id is good: a row of one buffer, while that buffer's style epoch stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PenAt {
+    alt: bool,
+    row: u32,
+    epoch: u64,
+    id: u32,
 }
 
 /// The screen: both buffers, the cursor, modes, margins, tabs and everything the control
@@ -118,9 +113,6 @@ pub struct Screen {
     left: usize,
     right: usize,
     tabs: Vec<bool>,
-    styles: StyleTable,
-    /// Recently interned styles and their ids (see `intern_style`).
-    style_cache: [([u32; 4], u16, u32); STYLE_CACHE],
     clusters: Interner<Box<str>>,
     links: Interner<Box<str>>,
     title: String,
@@ -162,8 +154,6 @@ impl Screen {
             left: 0,
             right: cols - 1,
             tabs: cursor::default_tabs(cols),
-            styles: new_style_table(),
-            style_cache: [EMPTY_SLOT; STYLE_CACHE],
             clusters: Interner::new(&[], 1024),
             links: Interner::new(&[], 256),
             title: String::new(),
@@ -219,9 +209,9 @@ impl Screen {
         (self.top, self.bottom, self.left, self.right)
     }
 
-    /// Visible row `y` (0 is the top).
-    pub fn row(&self, y: usize) -> &[Cell] {
-        self.grid().row(y)
+    /// Visible row `y` (0 is the top), with its styles.
+    pub fn row(&self, y: usize) -> Line<'_> {
+        self.grid().row_ref(y)
     }
 
     /// Whether visible row `y` continues on the next row (an automatic wrap left it).
@@ -234,18 +224,14 @@ impl Screen {
         self.main.history_len()
     }
 
-    /// Scrollback line `i`, 0 being the oldest.
-    pub fn history_row(&self, i: usize) -> &[Cell] {
-        self.main.history_row(i)
+    /// Scrollback line `i`, 0 being the oldest, with its styles.
+    pub fn history_row(&self, i: usize) -> Line<'_> {
+        self.main.line_ref(i)
     }
 
     /// Whether scrollback line `i` continues on the next line (an automatic wrap left it).
     pub fn history_wrapped(&self, i: usize) -> bool {
         self.main.history_wrapped(i)
-    }
-
-    pub fn style(&self, id: u32) -> Style {
-        self.styles.get(id).copied().unwrap_or_default()
     }
 
     /// The hyperlink target of a style's `link` field.
@@ -266,7 +252,7 @@ impl Screen {
 
     /// Visible row `y` as text, trailing blanks removed.
     pub fn row_text(&self, y: usize) -> String {
-        self.cells_text(self.row(y))
+        self.cells_text(&self.row(y))
     }
 
     pub fn cells_text(&self, cells: &[Cell]) -> String {
@@ -299,12 +285,9 @@ impl Screen {
         std::mem::take(&mut self.replies)
     }
 
-    /// Approximate heap bytes held by the screen (cells, rows, interned tables).
+    /// Approximate heap bytes held by the screen (cells, rows, style lists).
     pub fn memory_bytes(&self) -> usize {
-        self.main.memory_bytes()
-            + self.alt.memory_bytes()
-            + self.styles.capacity() * 2 * std::mem::size_of::<Style>()
-            + self.tabs.capacity()
+        self.main.memory_bytes() + self.alt.memory_bytes() + self.tabs.capacity()
     }
 
     /// Collections of the interned tables so far and the cells they scanned: the work a flood of
@@ -313,14 +296,15 @@ impl Screen {
         (self.collections, self.cells_scanned)
     }
 
-    /// Interned grapheme clusters and hyperlinks held (live or awaiting collection).
+    /// Styles in the rows' lists, and interned grapheme clusters and hyperlinks held (live or
+    /// awaiting collection).
     pub fn interned_lens(&self) -> (usize, usize, usize) {
-        (self.styles.len(), self.clusters.len(), self.links.len())
+        (self.styles_len(), self.clusters.len(), self.links.len())
     }
 
-    /// Interned styles in use (for tests of the collector).
+    /// Styles held in the rows' lists, both buffers (bounded by the rows' widths).
     pub fn styles_len(&self) -> usize {
-        self.styles.len()
+        self.main.styles_held() + self.alt.styles_held()
     }
 
     // ---- shared helpers for the control functions ----
@@ -341,95 +325,70 @@ impl Screen {
         }
     }
 
-    /// The id of the current pen's style.
+    /// The id of the current pen's style in visible row `y`'s list.
     #[inline]
-    fn pen_id(&mut self) -> u32 {
-        match self.pen.id {
-            Some(id) => id,
-            None => {
-                let id = self.intern_style(self.pen.style);
-                self.pen.id = Some(id);
-                id
+    fn pen_id(&mut self, y: usize) -> u32 {
+        if self.pen.plain {
+            return 0;
+        }
+        let alt = self.alt_active;
+        let grid = if alt { &mut self.alt } else { &mut self.main };
+        let row = grid.visible_id(y);
+        let epoch = grid.style_epoch();
+        if let Some(at) = self.pen.at {
+            if at.row == row && at.epoch == epoch && at.alt == alt {
+                return at.id;
             }
         }
+        let id = grid.intern(row, &self.pen.style);
+        // Interning may have renumbered the row's list (a new epoch): read it after.
+        self.pen.at = Some(PenAt { alt, row, epoch: grid.style_epoch(), id });
+        id
     }
 
-    /// The cell that erasing leaves: a space with the current background colour (xterm's
+    /// The style erasing leaves: a space with the current background colour (xterm's
     /// back-colour erase; xterm-256color's terminfo declares `bce`).
     #[inline]
-    fn blank(&mut self) -> Cell {
-        let id = match self.pen.blank {
-            Some(id) => id,
-            None => {
-                let style = Style { bg: self.pen.style.bg, ..Style::default() };
-                let id = self.intern_style(style);
-                self.pen.blank = Some(id);
-                id
-            }
-        };
-        Cell::blank(id)
+    fn blank(&self) -> Style {
+        Style { bg: self.pen.style.bg, ..Style::default() }
+    }
+
+    /// The blank cell of visible row `y` (see [`Self::blank`]).
+    #[inline]
+    fn blank_cell(&mut self, y: usize) -> Cell {
+        let blank = self.blank();
+        self.grid_mut().blank_at(y, &blank)
     }
 
     fn set_pen(&mut self, style: Style) {
         if style != self.pen.style {
-            self.pen = Pen { style, id: None, blank: None };
+            self.pen = Pen { style, plain: style.is_default(), at: None };
         }
     }
 
-    fn intern_style(&mut self, style: Style) -> u32 {
-        // Colour-dense output changes the pen for every cell among a few hundred styles: a
-        // small direct-mapped cache of recent ones answers most without hashing the style
-        // through the table. It is emptied whenever a collection may free ids.
-        let key = style_key(&style);
-        let slot = style_cache_slot(&key);
-        let (cached_key, cached_attrs, cached_id) = self.style_cache[slot];
-        if cached_key == key && cached_attrs == style.attrs.0 && cached_id != u32::MAX {
-            return cached_id;
-        }
-        // Checked before interning (a collection at the threshold may come one style early)
-        // so that interning hashes the style once.
-        if self.styles.wants_collection() {
-            self.collect_garbage();
-        }
-        let id = self.styles.intern_copy(style);
-        self.style_cache[slot] = (key, style.attrs.0, id);
-        id
-    }
-
-    /// Frees interned styles, clusters and links that no cell (nor the pen, nor a saved
-    /// cursor) uses any more.
+    /// Frees interned clusters and links that no cell (nor the pen, nor a saved cursor) uses
+    /// any more.
     fn collect_garbage(&mut self) {
-        self.style_cache = [EMPTY_SLOT; STYLE_CACHE];
-        let mut styles = vec![false; self.styles.capacity()];
         let mut clusters = vec![false; self.clusters.capacity()];
         let scanned = self.main.cells_in_use() + self.alt.cells_in_use();
         self.collections += 1;
         self.cells_scanned += scanned as u64;
         for grid in [&self.main, &self.alt] {
             grid.for_each_cell(|c| {
-                if let Some(s) = styles.get_mut(c.style() as usize) {
-                    *s = true;
-                }
                 if let Some(k) = c.cluster_index().and_then(|i| clusters.get_mut(i as usize)) {
                     *k = true;
                 }
             });
         }
-        self.styles.sweep(&styles, scanned);
         self.clusters.sweep(&clusters, scanned);
-        // The pen's ids may have been freed if no cell used them.
-        self.pen.id = None;
-        self.pen.blank = None;
         let mut links = vec![false; self.links.capacity()];
         let mut mark_link = |style: &Style| {
             if let Some(l) = style.link.checked_sub(1).and_then(|l| links.get_mut(l as usize)) {
                 *l = true;
             }
         };
-        for id in 0..self.styles.capacity() as u32 {
-            if let Some(s) = self.styles.get(id) {
-                mark_link(s);
-            }
+        for grid in [&self.main, &self.alt] {
+            grid.for_each_style(&mut mark_link);
         }
         mark_link(&self.pen.style);
         for saved in [&self.saved_main, &self.saved_alt].into_iter().flatten() {

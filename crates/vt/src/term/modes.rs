@@ -248,7 +248,7 @@ impl Screen {
     fn column_mode(&mut self) {
         if !self.modes.no_clear_on_columns {
             let (blank, rows) = (self.blank(), self.rows);
-            self.grid_mut().clear_rows(0, rows - 1, blank);
+            self.grid_mut().clear_rows(0, rows - 1, &blank);
         }
         self.top = 0;
         self.bottom = self.rows - 1;
@@ -271,7 +271,7 @@ impl Screen {
         if on == self.alt_active {
             if on && clear_on_enter {
                 let (blank, rows) = (self.blank(), self.rows);
-                self.alt.clear_rows(0, rows - 1, blank);
+                self.alt.clear_rows(0, rows - 1, &blank);
             }
             return;
         }
@@ -279,11 +279,11 @@ impl Screen {
         if on {
             self.alt_active = true;
             if clear_on_enter {
-                self.alt.clear_rows(0, rows - 1, blank);
+                self.alt.clear_rows(0, rows - 1, &blank);
             }
         } else {
             if clear_on_leave {
-                self.alt.clear_rows(0, rows - 1, blank);
+                self.alt.clear_rows(0, rows - 1, &blank);
             }
             self.alt_active = false;
         }

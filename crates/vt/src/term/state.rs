@@ -266,8 +266,8 @@ impl Screen {
         self.pen = Pen::default();
         let rows = self.rows;
         let blank = self.blank();
-        self.main.clear_rows(0, rows - 1, blank);
-        self.alt.clear_rows(0, rows - 1, blank);
+        self.main.clear_rows(0, rows - 1, &blank);
+        self.alt.clear_rows(0, rows - 1, &blank);
         self.modes = Modes::default();
         self.soft_reset();
         self.cursor = Cursor::default();

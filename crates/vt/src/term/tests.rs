@@ -19,7 +19,8 @@ fn cur(t: &Terminal) -> (usize, usize) {
 }
 
 fn pen_style(t: &Terminal, y: usize, x: usize) -> crate::Style {
-    t.screen().style(t.screen().row(y)[x].style())
+    let row = t.screen().row(y);
+    row.style(row[x])
 }
 
 // ---- text ----
@@ -168,7 +169,7 @@ fn lf_at_the_bottom_scrolls_into_scrollback() {
     let t = term(5, 2, "1\r\n2\r\n3");
     assert_eq!(lines(&t), ["2", "3"]);
     assert_eq!(t.screen().history_len(), 1);
-    assert_eq!(t.screen().cells_text(t.screen().history_row(0)), "1");
+    assert_eq!(t.screen().cells_text(&t.screen().history_row(0)), "1");
 }
 
 #[test]
@@ -642,7 +643,7 @@ fn damage_records_changed_spans_and_scrolls() {
 
 fn history(t: &Terminal) -> Vec<String> {
     let s = t.screen();
-    (0..s.history_len()).map(|i| s.cells_text(s.history_row(i))).collect()
+    (0..s.history_len()).map(|i| s.cells_text(&s.history_row(i))).collect()
 }
 
 #[test]
@@ -755,9 +756,95 @@ fn truecolor_floods_do_not_grow_the_style_table_without_bound() {
         let s = format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, (i >> 16) & 255);
         t.feed(s.as_bytes());
     }
-    // 20 x (5 + 10) cells can use at most 300 distinct styles; the table stays near that.
-    assert!(t.screen().styles_len() <= 4096 + 2, "{}", t.screen().styles_len());
+    // 20 x (5 + 10) cells can use at most 300 distinct styles. A history row keeps at most
+    // one entry per cell, a visible row at most 2 x 20 + 8.
+    assert!(t.screen().styles_len() <= 10 * 20 + 5 * 48, "{}", t.screen().styles_len());
     assert_eq!(t.screen().row_text(4).len(), 20);
+    let i = 199_999u32;
+    let last = Color::Rgb((i & 255) as u8, ((i >> 8) & 255) as u8, ((i >> 16) & 255) as u8);
+    let (y, x) = cur(&t);
+    assert_eq!(pen_style(&t, y, x).fg, last, "the last cell printed has the last colour");
+    t.screen().check_integrity().unwrap();
+}
+
+#[test]
+fn a_row_redrawn_forever_in_new_colours_keeps_a_bounded_list_and_the_right_styles() {
+    // htop and watch redraw the same rows forever: the row's list drops what no cell uses.
+    let mut t = Terminal::with_scrollback(8, 2, 0);
+    let colour = |i: u32| Color::Rgb(i as u8, (i >> 8) as u8, (i >> 16) as u8);
+    for round in 0..20_000u32 {
+        t.feed(b"\r");
+        for x in 0..8u32 {
+            let c = colour(round * 8 + x);
+            let Color::Rgb(r, g, b) = c else { unreachable!() };
+            t.feed(format!("\x1b[48;2;{r};{g};{b}m{}", x).as_bytes());
+        }
+    }
+    assert!(t.screen().styles_len() <= 2 * (2 * 8 + 8), "{}", t.screen().styles_len());
+    for x in 0..8 {
+        assert_eq!(pen_style(&t, 0, x).bg, colour(19_999 * 8 + x as u32), "column {x}");
+    }
+    t.screen().check_integrity().unwrap();
+}
+
+#[test]
+fn the_pen_is_given_a_new_id_after_its_row_is_cleared() {
+    // The pen remembers its id in the row it last printed to; clearing the row empties the
+    // row's list, and the next character in the same pen must not use the old id.
+    let mut t = Terminal::new(10, 3);
+    t.feed(b"\x1b[31ma\x1b[2J\x1b[Hb\x1b[1;5H\x1b[Kc");
+    assert_eq!(pen_style(&t, 0, 0).fg, Color::Indexed(1));
+    assert_eq!(pen_style(&t, 0, 4).fg, Color::Indexed(1));
+    t.feed(b"\r\n\n\n\nd");
+    let (y, _) = cur(&t);
+    assert_eq!(pen_style(&t, y, 0).fg, Color::Indexed(1), "after the row was recycled by a scroll");
+    t.screen().check_integrity().unwrap();
+}
+
+#[test]
+fn styles_move_with_cells_scrolled_inside_left_right_margins() {
+    // DECSLRM scrolls move cells between rows: each keeps its colour in its new row.
+    let mut t = Terminal::new(6, 3);
+    t.feed(b"\x1b[31maaaaaa\x1b[32mbbbbbb\x1b[33mcccccc");
+    t.feed(b"\x1b[0m\x1b[?69h\x1b[2;5s\x1b[S");
+    assert_eq!(lines(&t), ["abbbba", "bccccb", "c    c"]);
+    let fg = |y, x| pen_style(&t, y, x).fg;
+    assert_eq!(
+        [fg(0, 0), fg(0, 1), fg(0, 4), fg(0, 5)],
+        [Color::Indexed(1), Color::Indexed(2), Color::Indexed(2), Color::Indexed(1)]
+    );
+    assert_eq!([fg(1, 0), fg(1, 1), fg(1, 5)], [Color::Indexed(2), Color::Indexed(3), Color::Indexed(2)]);
+    assert_eq!([fg(2, 1), fg(2, 5)], [Color::Default, Color::Indexed(3)]);
+    t.screen().check_integrity().unwrap();
+}
+
+#[test]
+fn colours_stay_on_their_characters_through_reflow() {
+    let mut t = Terminal::new(10, 3);
+    t.feed(b"\x1b[31mabcdefghij\x1b[42mklmno\x1b[0m");
+    let check = |t: &Terminal| {
+        let s = t.screen();
+        let mut seen = Vec::new();
+        let history = (0..s.history_len()).map(|i| s.history_row(i));
+        for row in history.chain((0..s.rows()).map(|y| s.row(y))) {
+            for &c in row.iter() {
+                if let Some(ch) = c.char_value().filter(|c| c.is_ascii_lowercase()) {
+                    seen.push((ch, row.style(c).fg, row.style(c).bg));
+                }
+            }
+        }
+        let want: Vec<_> = "abcdefghijklmno"
+            .chars()
+            .map(|ch| (ch, Color::Indexed(1), if ch < 'k' { Color::Default } else { Color::Indexed(2) }))
+            .collect();
+        assert_eq!(seen, want, "{}x{}", s.cols(), s.rows());
+    };
+    check(&t);
+    for (c, r) in [(4, 3), (15, 3), (3, 8), (10, 3)] {
+        t.resize(c, r);
+        check(&t);
+        t.screen().check_integrity().unwrap();
+    }
 }
 
 #[test]
@@ -767,7 +854,7 @@ fn the_scrollback_is_capped() {
         t.feed(format!("{i}\r\n").as_bytes());
     }
     assert_eq!(t.screen().history_len(), 50);
-    assert_eq!(t.screen().cells_text(t.screen().history_row(49)), "998");
+    assert_eq!(t.screen().cells_text(&t.screen().history_row(49)), "998");
 }
 
 #[test]

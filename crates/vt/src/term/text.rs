@@ -52,7 +52,7 @@ impl Screen {
             let (x, y) = (self.cursor.x, self.cursor.y);
             if !self.cursor.pending_wrap && x < self.print_right() && !self.modes.insert && self.charsets.gl_is_ascii()
             {
-                let style = self.pen_id();
+                let style = self.pen_id(y);
                 let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
                 let (row, meta) = grid.row_meta_mut(y);
                 let old = row[x];
@@ -74,7 +74,6 @@ impl Screen {
         if let Some(&last) = run.last() {
             self.last_char = Some(last as char);
         }
-        let style = self.pen_id();
         let autowrap = self.modes.autowrap;
         let mut run = run;
         while !run.is_empty() {
@@ -82,6 +81,7 @@ impl Screen {
                 self.wrap_line();
             }
             let (x, y) = (self.cursor.x, self.cursor.y);
+            let style = self.pen_id(y);
             let right = self.print_right();
             let n = run.len().min(right + 1 - x);
             let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
@@ -126,7 +126,7 @@ impl Screen {
             }
             // The last column stays blank and the character goes on the next line.
             let (x, y) = (self.cursor.x, self.cursor.y);
-            let blank = self.blank();
+            let blank = self.blank_cell(y);
             let (s, e) = self.split_wide_edges(y, x, x + 1);
             self.grid_mut().row_mut(y)[x] = blank;
             self.touch(y, s, e);
@@ -140,7 +140,7 @@ impl Screen {
         if self.modes.insert {
             self.insert_blanks(width);
         }
-        let style = self.pen_id();
+        let style = self.pen_id(y);
         let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
         let (row, meta) = grid.row_meta_mut(y);
         // A wide character half-covered by this one loses its other half.
