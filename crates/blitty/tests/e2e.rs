@@ -270,3 +270,48 @@ fn mouse_and_bracketed_paste_modes_pass_through_to_the_host_and_back() {
     let screen = t.wait_for("201~");
     assert!(screen.contains("^[[200~pasted text^[[201~"), "{screen}");
 }
+
+#[test]
+fn what_the_program_printed_stays_in_the_host_scrollback_after_it_ends() {
+    // Run directly, `seq 1 2000` leaves its 2000 lines in the host's history and the prompt on
+    // the next line; through blitty the same, with no blank line between.
+    assert!(tmux_available());
+    let t = Tmux::start("transcript", "bash --norc --noprofile -i");
+    // A pane's history limit is fixed when it is made: a new window after raising it.
+    t.tmux(&["set-option", "-g", "history-limit", "10000"]);
+    t.tmux(&["new-window", "env TERM=xterm-256color LANG=C.UTF-8 PS1='$ ' HOME=/tmp bash --norc --noprofile -i"]);
+    t.wait_for("$");
+    t.text(&format!("{BLITTY} run -- seq 1 2000; echo rc=$?"));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("rc=0");
+    assert!(screen.contains("rc=0"), "{screen}");
+    let all = String::from_utf8_lossy(&t.tmux(&["capture-pane", "-p", "-S", "-", "-E", "-"]).stdout).into_owned();
+    let lines: Vec<&str> = all.lines().map(str::trim_end).collect();
+    let first = lines.iter().position(|l| *l == "1").unwrap_or_else(|| panic!("no line 1:\n{all}"));
+    let numbers: Vec<String> = (1..=2000).map(|i| i.to_string()).collect();
+    assert_eq!(&lines[first..first + 2000], &numbers[..], "the 2000 lines, in order, one a row");
+    assert_eq!(lines.get(first + 2000), Some(&"rc=0"), "the next line is the shell's, no blank line between");
+}
+
+#[test]
+fn the_program_sees_blitty_not_the_host_and_a_nested_tmux_starts() {
+    assert!(tmux_available());
+    let t = Tmux::start("environment", "bash --norc --noprofile -i");
+    t.wait_for("$");
+    t.text(&format!(
+        "{BLITTY} run -- sh -c 'echo \"tmux=[${{TMUX-unset}}] pane=[${{TMUX_PANE-unset}}] tp=$TERM_PROGRAM b=$BLITTY t=$TERM\"; sleep 0.3'; echo rc=$?"
+    ));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("rc=0");
+    assert!(screen.contains("tmux=[unset] pane=[unset] tp=blitty b=1 t=xterm-256color"), "{screen}");
+    // tmux inside refuses to start when it finds $TMUX ("sessions should be nested with care").
+    let inner = format!("blitty-e2e-inner-{}", std::process::id());
+    t.text(&format!(
+        "{BLITTY} run -- tmux -L {inner} -f /dev/null new-session 'echo inner-ran; sleep 0.5'; echo rc=$?"
+    ));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("inner-ran");
+    let _ = Command::new("tmux").args(["-L", &inner, "kill-server"]).output();
+    assert!(screen.contains("inner-ran"), "{screen}");
+    assert!(!screen.contains("nested"), "{screen}");
+}

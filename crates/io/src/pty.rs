@@ -1,5 +1,12 @@
 //! A pty with a child process on it: the child gets the pty as its controlling terminal in a
 //! new session, with TERM=xterm-256color (what the engine implements).
+//!
+//! The environment says which terminal the program is in, as tmux and screen do for theirs:
+//! the host's own markers (`TMUX`, `TMUX_PANE`, `STY`, `TERM_PROGRAM*`, `COLORTERM`'s
+//! companions `VTE_VERSION`, `KITTY_WINDOW_ID`, `ALACRITTY_*`, `WT_SESSION`) are removed, as
+//! blitty answers the program itself and a tmux started inside must not think it is nested;
+//! `TERM_PROGRAM=blitty`, `TERM_PROGRAM_VERSION` and `BLITTY=1` are set, and
+//! `COLORTERM=truecolor` (the engine keeps 24-bit colour, and the presenter passes it on).
 
 use std::ffi::OsString;
 use std::io;
@@ -73,6 +80,15 @@ unsafe fn reset_signals() {
     libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
 }
 
+/// Whether an environment variable describes the host terminal (see the module's comment).
+pub fn host_marker(key: &str) -> bool {
+    matches!(key, "TMUX" | "TMUX_PANE" | "STY" | "VTE_VERSION" | "KITTY_WINDOW_ID" | "WT_SESSION" | "TERMINAL_EMULATOR")
+        || key.starts_with("TERM_PROGRAM")
+        || key.starts_with("ALACRITTY_")
+        || key.starts_with("KITTY_")
+        || key.starts_with("WEZTERM_")
+}
+
 /// Opens a pty of `size` and starts `argv` on it.
 pub fn spawn(argv: &[OsString], size: Size) -> io::Result<Pty> {
     let (master, name) = pair()?;
@@ -81,8 +97,17 @@ pub fn spawn(argv: &[OsString], size: Size) -> io::Result<Pty> {
     let (program, args) =
         argv.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no command"))?;
     let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env("TERM", "xterm-256color")
+    cmd.args(args);
+    for (key, _) in std::env::vars_os() {
+        if host_marker(&key.to_string_lossy()) {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd.env("TERM", "xterm-256color")
+        .env("TERM_PROGRAM", "blitty")
+        .env("TERM_PROGRAM_VERSION", env!("CARGO_PKG_VERSION"))
+        .env("BLITTY", "1")
+        .env("COLORTERM", "truecolor")
         .env_remove("COLUMNS")
         .env_remove("LINES")
         .stdin(Stdio::from(slave.try_clone()?))

@@ -455,16 +455,34 @@ impl AnsiPresenter {
     }
 }
 
-/// The screen's rows up to the last one with text (or the cursor's), as lines of text with
-/// SGR, for the host's normal screen when blitty ends: the program's last output stays
-/// visible, as it would had it run without blitty.
+/// What the program left on the main screen, for the host's normal screen when blitty ends:
+/// every history line, then the screen's rows up to the last one with text (or the cursor's),
+/// as text with SGR, in one piece. The host's own scrollback then holds what the program
+/// printed, as it would had the program run without blitty (tmux and screen lose it).
+/// - A row that wrapped is written whole and not ended, so the host wraps it itself and knows
+///   it for one line; other rows lose their trailing blanks and end with CR LF.
+/// - Nothing follows the cursor's row: the host's cursor is left on it, at its column, so the
+///   shell's prompt comes where it would have come (no blank line is added).
 pub fn transcript(screen: &Screen, out: &mut Vec<u8>) {
     let last = (0..screen.rows()).rev().find(|&y| !screen.row_text(y).is_empty()).unwrap_or(0);
-    let last = last.max(screen.cursor().y);
+    let cursor = screen.cursor();
+    let last = last.max(cursor.y).min(screen.rows().saturating_sub(1));
+    let history = screen.history_len();
     let mut pen = Style::default();
-    for y in 0..=last.min(screen.rows().saturating_sub(1)) {
-        let row = screen.row(y);
-        let end = row.iter().rposition(|c| !c.is_blank() || row.style(*c).bg != blitty_vt::Color::Default);
+    for i in 0..history + last + 1 {
+        let (row, wrapped) = if i < history {
+            (screen.history_row(i), screen.history_wrapped(i))
+        } else {
+            (screen.row(i - history), screen.row_wrapped(i - history))
+        };
+        let is_last = i == history + last;
+        let whole = wrapped && !is_last;
+        let end = if whole {
+            Some(row.len() - 1)
+        } else {
+            row.iter().rposition(|c| !c.is_blank() || row.style(*c).bg != blitty_vt::Color::Default)
+        };
+        let mut written = 0;
         for &cell in &row[..end.map_or(0, |e| e + 1)] {
             if cell.is_spacer() {
                 continue;
@@ -475,9 +493,19 @@ pub fn transcript(screen: &Screen, out: &mut Vec<u8>) {
             let mut text = String::new();
             screen.push_cell_text(cell, &mut text);
             out.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect::<String>().as_bytes());
+            written += if cell.is_wide() { 2 } else { 1 };
         }
         sgr::transition(out, &pen, &Style::default());
         pen = Style::default();
-        out.extend_from_slice(b"\r\n");
+        if is_last {
+            if i - history == cursor.y && cursor.x != written {
+                // The cursor's column on its row (CHA).
+                out.extend_from_slice(format!("\x1b[{}G", cursor.x + 1).as_bytes());
+            } else if i - history != cursor.y {
+                out.extend_from_slice(b"\r\n");
+            }
+        } else if !whole {
+            out.extend_from_slice(b"\r\n");
+        }
     }
 }
