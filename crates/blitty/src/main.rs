@@ -29,10 +29,12 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// A serial console: the line in this terminal as frames, a log, file transfer (Ctrl-] ? for commands).
+    #[command(after_help = SERIAL_KEYS)]
     Serial(serial::Args),
     /// Feed a recorded output stream to the engine and print the resulting screen.
     Replay(replay::Args),
     /// Run a program in a pty and show it in this terminal as frames (default: $SHELL).
+    #[command(after_help = RUN_KEYS)]
     Run(run::Args),
     /// Measure speed against peers (runs blitty-lab; `blitty bench --help` lists the experiments).
     Bench(bench::Args),
@@ -48,6 +50,59 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<std::path::PathBuf>,
     },
+}
+
+/// `blitty run vim` (or `blitty new vim` later): the program goes after `--`, which clap's
+/// own hint does not say for a first word that is not an option.
+fn command_tip(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) != Some("run") {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else { return None };
+    if arg.starts_with('-') {
+        return None;
+    }
+    let at = args.iter().position(|a| a == arg)?;
+    let rest = args[at..].join(" ");
+    Some(format!("tip: the program to run goes after '--': blitty run -- {rest}"))
+}
+
+/// The keys of `blitty run`, for its --help.
+const RUN_KEYS: &str = "\
+Keys (after the prefix, Ctrl-] unless --prefix says otherwise):
+  [ or PageUp   scrollback: PageUp/PageDown, Up/Down or k/j, g/G top and bottom, q leaves
+  Up            scrollback, one line back
+  ?             list these keys
+  the prefix    send the prefix key itself to the program (Ctrl-] Ctrl-] sends Ctrl-])
+
+Examples:
+  blitty run -- vim notes.txt
+  blitty run --prefix C-a --hz 30 -- htop";
+
+/// The keys of `blitty serial`, for its --help.
+const SERIAL_KEYS: &str = "\
+Keys (after the prefix, Ctrl-] unless --prefix says otherwise):
+  q             quit (the log is kept)
+  s, x, c       send a file: raw, XMODEM-1K, XMODEM-CRC;  a  abort the transfer
+  h             hex view on/off;  e  local echo on/off
+  i             RX/TX counts, the driver's error counters, reconnections
+  b             send a break;  d, r  toggle DTR, RTS
+  [ or PageUp   scrollback: PageUp/PageDown, Up/Down or k/j, g/G, q leaves
+  ?             list these keys
+  the prefix    send the prefix key itself to the line
+
+Examples:
+  blitty serial /dev/ttyUSB0 -b 9600 --log console.log
+  blitty serial /dev/ttyS0 --parity even --databits 7 --prefix C-a";
+
+/// A `--prefix` value (see `blitty_io::keys::Prefix::parse`).
+fn prefix_key(s: &str) -> Result<blitty_io::keys::Prefix, String> {
+    blitty_io::keys::Prefix::parse(s)
 }
 
 /// A `--scrollback` value: 0 to `MAX_SCROLLBACK` (100,000) lines.
@@ -84,6 +139,9 @@ fn main() -> ExitCode {
             }
             // The parser's whole message: what is wrong, the usage line, and its hint.
             let _ = e.print();
+            if let Some(tip) = command_tip(&e) {
+                eprintln!("{tip}");
+            }
             return ExitCode::from(2);
         }
     };

@@ -20,6 +20,9 @@ pub struct Args {
     /// calls, CPU), one `key value` per line; `blitty bench run` uses it.
     #[arg(long, value_name = "FILE")]
     stats: Option<PathBuf>,
+    /// The prefix key for blitty's commands: C-a .. C-z, C-@, C-\, C-], C-^ or C-_.
+    #[arg(long, value_name = "KEY", default_value = "C-]", value_parser = crate::prefix_key)]
+    prefix: blitty_io::keys::Prefix,
     /// The program and its arguments (default: $SHELL).
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -38,6 +41,7 @@ pub fn run(args: Args) -> Result<i32> {
         scrollback: args.scrollback,
         log: args.log,
         stats: args.stats,
+        prefix: args.prefix,
     })?;
     Ok(status)
 }

@@ -39,10 +39,10 @@ pub struct Args {
     /// Flow control: none, soft (XON/XOFF) or hard (RTS/CTS).
     #[arg(long, value_enum, default_value = "none")]
     flow: FlowArg,
-    /// Bytes a read waits for (VMIN; --fastport: 255, as seed 004's script).
+    /// Bytes a read waits for (VMIN; --fastport: 255).
     #[arg(long)]
     vmin: Option<u8>,
-    /// Tenths of a second a read waits (VTIME; --fastport: 5, as seed 004's script).
+    /// Tenths of a second a read waits (VTIME; --fastport: 5).
     #[arg(long)]
     vtime: Option<u8>,
     /// Append every received byte to FILE, in order, as it is read.
@@ -67,8 +67,11 @@ pub struct Args {
     /// Lines of scrollback kept, at most 100000 (Ctrl-] PageUp pages through them).
     #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK, value_parser = crate::scrollback_lines)]
     scrollback: usize,
-    /// Condition the port for raw transfers as seed 004's fastport script does, print the
-    /// equivalent stty line, and exit.
+    /// The prefix key for blitty's commands: C-a .. C-z, C-@, C-\, C-], C-^ or C-_.
+    #[arg(long, value_name = "KEY", default_value = "C-]", value_parser = crate::prefix_key)]
+    prefix: blitty_io::keys::Prefix,
+    /// Set the port up for raw bulk transfers (raw mode, reads of up to 255 bytes or half a
+    /// second), print the equivalent stty line, and exit.
     #[arg(long)]
     fastport: bool,
 }
@@ -109,6 +112,7 @@ pub fn run(args: Args) -> Result<i32> {
         map,
         hz: args.hz,
         scrollback: args.scrollback,
+        prefix: args.prefix,
     })?;
     Ok(status)
 }

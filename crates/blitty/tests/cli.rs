@@ -60,10 +60,16 @@ fn argument_errors_are_printed_as_the_parser_says_them_with_status_2() {
         (&["serial", "/dev/null", "--databits", "9"], "--databits <DATABITS>", false),
         (&["serial", "/dev/null", "--baud", "0"], "--baud <BAUD>", false),
         (&["run", "--hz", "0"], "--hz <HZ>", false),
+        (&["run", "--prefix", "x"], "'x' is not a control key", false),
+        (&["serial", "/dev/null", "--prefix", "C-c"], "is a key programs need", false),
+        (&["serial", "/dev/null", "--parity", "mark"], "[possible values: none, odd, even]", false),
     ] {
         let (code, _, err) = blitty(args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.starts_with("error: ") && err.contains(says), "{args:?}: {err}");
+        if args == ["run", "vim"] {
+            assert!(err.contains("tip: the program to run goes after '--': blitty run -- vim"), "{err}");
+        }
         assert_eq!(err.contains("Usage: blitty"), usage, "{args:?}: {err}");
         assert!(err.contains("For more information, try '--help'."), "{args:?}: {err}");
     }

@@ -315,3 +315,31 @@ fn the_program_sees_blitty_not_the_host_and_a_nested_tmux_starts() {
     assert!(screen.contains("inner-ran"), "{screen}");
     assert!(!screen.contains("nested"), "{screen}");
 }
+
+#[test]
+fn a_chosen_prefix_lets_ctrl_bracket_through_and_says_what_it_does() {
+    assert!(tmux_available());
+    let t = Tmux::start("prefix", &format!("{BLITTY} run --prefix C-a -- cat -v"));
+    t.settled();
+    // vim's "follow tag" key reaches the program.
+    t.keys(&["C-]", "x", "Enter"]);
+    let screen = t.wait_for("^]x");
+    assert!(screen.contains("^]x"), "{screen}");
+    // An unknown key after the prefix is named, not swallowed silently.
+    t.keys(&["C-a", "z"]);
+    let screen = t.wait_for("not a command");
+    assert!(screen.contains("Ctrl-A z: not a command — Ctrl-A ? for help"), "{screen}");
+    // The help lists every command on its own row, and any key closes it.
+    t.keys(&["C-a", "?"]);
+    let screen = t.wait_for("send Ctrl-A to the program");
+    for want in ["scrollback", "this help", "send Ctrl-A to the program"] {
+        assert!(screen.contains(want), "{want}: {screen}");
+    }
+    assert!(screen.lines().filter(|l| l.contains("  ")).count() >= 4, "{screen}");
+    t.keys(&["q"]);
+    t.keys(&["C-a", "C-a", "y", "Enter"]);
+    let screen = t.wait_for("^Ay");
+    assert!(screen.contains("^Ay"), "the prefix twice sends it: {screen}");
+    assert!(!screen.contains("send Ctrl-A to the program"), "the help closed: {screen}");
+    assert!(!screen.contains("qy"), "the key that closed the help went no further: {screen}");
+}

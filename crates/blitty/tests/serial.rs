@@ -392,3 +392,31 @@ fn a_file_name_typed_in_the_same_burst_as_the_command_goes_to_the_prompt() {
     assert_eq!(got, data, "the line got the file, and nothing typed");
     quit(&t);
 }
+
+#[test]
+fn the_help_lists_every_command_on_its_own_row_and_unknown_keys_are_named() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let c = cable();
+    let t = Tmux::start(
+        "serial-help",
+        &format!("{BLITTY} serial {} --prefix C-t; echo \"blitty ended: $?\"; sleep 60", c.port),
+    );
+    let screen = t.wait_for("Ctrl-T q quits");
+    assert!(screen.contains("Ctrl-T q quits"), "no banner:\n{screen}");
+    t.keys(&["C-t", "?"]);
+    let screen = t.wait_for("toggle RTS");
+    for want in ["quit", "XMODEM-1K", "hex view", "toggle DTR", "toggle RTS", "scrollback", "send Ctrl-T to the line"] {
+        assert!(screen.lines().any(|l| l.contains(want)), "{want} is not on a row of its own:\n{screen}");
+    }
+    t.keys(&["Escape"]);
+    t.keys(&["C-t", "z"]);
+    let screen = t.wait_for("not a command");
+    assert!(screen.contains("Ctrl-T z: not a command — Ctrl-T ? for help"), "{screen}");
+    assert!(!screen.contains("toggle RTS"), "the help closed:\n{screen}");
+    t.keys(&["C-t", "q"]);
+    let screen = t.wait_for("blitty ended:");
+    assert!(screen.contains("blitty ended: 0"), "{screen}");
+}

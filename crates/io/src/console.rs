@@ -4,8 +4,8 @@
 //! engine; frames go out at most `hz` a second through the same presenter as `blitty run`,
 //! written without blocking, so a slow host terminal costs frames, never line data.
 //!
-//! Commands follow the prefix key, Ctrl-] (as in `blitty run`; picocom uses Ctrl-A, tio
-//! Ctrl-T, both of which programs on the far side often want):
+//! Commands follow the prefix key, Ctrl-] unless `--prefix` says otherwise (as in `blitty
+//! run`; picocom uses Ctrl-A, tio Ctrl-T, both of which programs on the far side often want):
 //!
 //! | keys | action |
 //! |---|---|
@@ -21,7 +21,9 @@
 //! | Ctrl-] d, Ctrl-] r | toggle DTR, RTS |
 //! | Ctrl-] [ or PageUp | scrollback |
 //! | Ctrl-] Ctrl-] | send a literal Ctrl-] |
-//! | Ctrl-] ? | list the commands |
+//! | Ctrl-] ? | list the commands, one a row (any key closes the list) |
+//!
+//! Another key after the prefix is not sent: a message names it and points to the help.
 //!
 //! While a file is sent, typed keys are not sent (they would be mixed into the file); prefix
 //! commands still work. When the device goes away (a USB adapter unplugged) blitty says so,
@@ -39,7 +41,7 @@ use rustix::event::{poll, PollFd, PollFlags};
 use rustix::io::Errno;
 
 use crate::host::{self, RawMode};
-use crate::keys::{Action, Keys};
+use crate::keys::{self, Action, Keys, Prefix};
 use crate::serial::{self, Line, Map, Settings};
 use crate::session::{present, resize_host, restore_host, timespec, Output, Scrollback};
 use crate::signals::{Signals, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
@@ -59,7 +61,25 @@ pub struct Options {
     pub map: Map,
     pub hz: u32,
     pub scrollback: usize,
+    pub prefix: Prefix,
 }
+
+/// The commands of `blitty serial`, as its help lists them (the prefix goes before each).
+pub const SERIAL_COMMANDS: &[(&str, &str)] = &[
+    ("q", "quit (the log is kept)"),
+    ("s", "send a file raw, paced to the line rate"),
+    ("x", "send a file with XMODEM-1K"),
+    ("c", "send a file with XMODEM-CRC"),
+    ("a", "abort the transfer"),
+    ("h", "hex view on/off"),
+    ("e", "local echo on/off"),
+    ("i", "RX/TX counts, error counters, reconnections"),
+    ("b", "send a break"),
+    ("d", "toggle DTR"),
+    ("r", "toggle RTS"),
+    ("[ or PageUp", "scrollback: PageUp/PageDown, Up/Down or k/j, g/G, q leaves"),
+    ("?", "this help"),
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -259,6 +279,8 @@ struct Console {
     transfer: Option<Transfer>,
     prompt: Option<Prompt>,
     message: Option<(String, Option<Instant>)>,
+    /// The command list is shown (prefix ?) until the next key.
+    help: bool,
     dirty: bool,
     rx: u64,
     tx: u64,
@@ -271,6 +293,11 @@ struct Console {
 }
 
 impl Console {
+    /// The prefix key's name, for messages.
+    fn p(&self) -> String {
+        self.opts.prefix.name()
+    }
+
     fn say(&mut self, text: impl Into<String>) {
         self.message = Some((text.into(), Some(Instant::now() + MESSAGE)));
         self.dirty = true;
@@ -314,7 +341,7 @@ impl Console {
         if let Some(log) = self.log.as_mut() {
             log.note(&text)?;
         }
-        self.message = Some((format!("{text} (Ctrl-] q quits; the log is kept)"), None));
+        self.message = Some((format!("{text} ({} q quits; the log is kept)", self.p()), None));
         self.dirty = true;
         Ok(())
     }
@@ -349,7 +376,8 @@ impl Console {
             PromptKind::Xmodem1k => "XMODEM-1K, waiting for the receiver",
             PromptKind::XmodemCrc => "XMODEM-CRC, waiting for the receiver",
         };
-        self.say(format!("sending {name} ({len} bytes, {how}; Ctrl-] a aborts)"));
+        let p = self.p();
+        self.say(format!("sending {name} ({len} bytes, {how}; {p} a aborts)"));
     }
 
     /// Moves the transfer on: raw data within the line rate, XMODEM timeouts; reports its end.
@@ -418,7 +446,8 @@ impl Console {
     }
 
     /// A command after the prefix key. Returns true to quit.
-    fn command(&mut self, key: u8) -> bool {
+    fn command(&mut self, keys: &[u8]) -> bool {
+        let key = if keys.len() == 1 { keys[0] } else { 0 };
         match key {
             b'q' | b'Q' | 0x11 => return true,
             b's' => self.prompt = Some(Prompt { kind: PromptKind::Raw, text: String::new() }),
@@ -440,7 +469,8 @@ impl Console {
                     self.hex = Some(HexDump::default());
                     let (cols, rows) = (self.term.screen().cols(), self.term.screen().rows());
                     self.hex_term = Terminal::with_scrollback(cols, rows, self.opts.scrollback);
-                    self.say("hex view (Ctrl-] h leaves it)");
+                    let p = self.p();
+                    self.say(format!("hex view ({p} h leaves it)"));
                 } else {
                     self.say("text view");
                 }
@@ -482,10 +512,14 @@ impl Console {
                     Err(e) => self.say(format!("cannot set {name}: {e}")),
                 }
             }
-            b'?' => self.say(
-                "Ctrl-] then: q quit, s send raw, x XMODEM-1K, c XMODEM-CRC, a abort, h hex, e echo, i info, b break, d DTR, r RTS, [ scrollback",
-            ),
-            _ => self.say("unknown command (Ctrl-] ? lists them)"),
+            b'?' => {
+                self.help = true;
+                self.dirty = true;
+            }
+            _ => {
+                let p = self.p();
+                self.say(format!("{p} {}: not a command — {p} ? for help", keys::key_name(keys)));
+            }
         }
         false
     }
@@ -585,6 +619,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         transfer: None,
         prompt: None,
         message: None,
+        help: false,
         dirty: true,
         rx: 0,
         tx: 0,
@@ -601,8 +636,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         serial::Parity::Odd => 'O',
         serial::Parity::Even => 'E',
     };
+    let p = c.p();
     c.say(format!(
-        "Ctrl-] q quits, Ctrl-] ? lists commands; {} at {} {}{}{}",
+        "{p} q quits, {p} ? lists commands; {} at {} {}{}{}",
         c.opts.device.display(),
         s.baud,
         s.data_bits,
@@ -613,7 +649,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let interval = Duration::from_secs_f64(1.0 / c.opts.hz.clamp(1, 1000) as f64);
     let mut last_frame = Instant::now() - interval;
     let mut next_reconnect = Instant::now();
-    let mut keys = Keys::default();
+    let mut keys = Keys::new(c.opts.prefix);
     let mut scrollback = Scrollback::default();
     let mut buf = vec![0u8; 64 * 1024];
     let mut actions = Vec::new();
@@ -673,7 +709,12 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             match rustix::io::read(stdin, &mut buf[..4096]) {
                 Ok(0) => exit = Some(128 + SIGHUP),
                 Ok(n) => {
-                    if c.prompt.is_some() {
+                    if c.help {
+                        // Any key closes the list, and goes no further.
+                        c.help = false;
+                        presenter.invalidate();
+                        c.dirty = true;
+                    } else if c.prompt.is_some() {
                         c.prompt_key(&buf[..n]);
                     } else {
                         actions.clear();
@@ -686,7 +727,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                 Action::Forward(bytes) if c.prompt.is_some() => c.prompt_key(&bytes),
                                 Action::Forward(bytes) => {
                                     if c.transfer.is_some() {
-                                        c.say("keys are not sent during a transfer (Ctrl-] a aborts it)");
+                                        let p = c.p();
+                                        c.say(format!("keys are not sent during a transfer ({p} a aborts it)"));
                                     } else if c.line.is_some() {
                                         let start = c.to_line.len();
                                         c.opts.map.output(&bytes, &mut c.to_line);
@@ -702,7 +744,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                     c.dirty = true;
                                 }
                                 Action::Command(k) => {
-                                    if c.command(k) {
+                                    if c.command(&k) {
                                         exit = Some(0);
                                     }
                                     scrollback = Scrollback::default();
@@ -802,6 +844,16 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             let status = c.status();
             let mut frame = writer.buffer();
             present_with_status(&mut presenter, c.active(), scrollback.offset, status.as_deref(), &mut frame);
+            if c.help {
+                // Above the status row, so that nothing is cut on a short screen but the top.
+                let rows = keys::help_rows(c.opts.prefix, SERIAL_COMMANDS, "the line");
+                let bottom = c.active().screen().rows().saturating_sub(1);
+                for (i, row) in rows.iter().rev().enumerate() {
+                    if let Some(y) = bottom.checked_sub(1 + i) {
+                        presenter.overlay(y, row, &mut frame);
+                    }
+                }
+            }
             c.term.screen_mut().clear_damage();
             c.hex_term.screen_mut().clear_damage();
             writer.send(frame);

@@ -1,19 +1,114 @@
-//! Keys typed at the host: forwarded to the child at once, except after the prefix key,
-//! Ctrl-] (0x1d, telnet's escape character: rarely bound by programs), which opens
-//! blitty's own commands:
+//! Keys typed at the host: forwarded to the child at once, except after the prefix key
+//! (`--prefix`, default Ctrl-]), which opens blitty's own commands:
 //!
 //! | keys | action |
 //! |---|---|
-//! | Ctrl-] PageUp, Ctrl-] [ | scroll back a page (enters scrollback) |
-//! | Ctrl-] Up | scroll back a line (enters scrollback) |
-//! | Ctrl-] Ctrl-] | send a literal Ctrl-] |
-//! | Ctrl-] other key | a command of `blitty serial` (see `console`); ignored by `blitty run` |
+//! | prefix PageUp, prefix [ | scroll back a page (enters scrollback) |
+//! | prefix Up | scroll back a line (enters scrollback) |
+//! | prefix prefix | send the prefix key itself to the program |
+//! | prefix ? | list the commands |
+//! | prefix other key | a command of `blitty serial` (see `console`); in `blitty run`, a short message |
+//!
+//! Why Ctrl-] by default: it is telnet's escape key, the serial-console tradition; blitty
+//! usually runs inside tmux or screen, which take Ctrl-B and Ctrl-A first; Ctrl-A, Ctrl-E,
+//! Ctrl-T and Ctrl-_ are readline's and emacs's editing keys, Ctrl-\ is SIGQUIT. Its cost is
+//! vim's "follow tag" (Ctrl-]): pressed twice it reaches vim, and `--prefix` (or `prefix` in
+//! the config file) picks another key.
 //!
 //! In scrollback: PageUp/PageDown, Up/Down (or k/j) scroll; g and G go to the top and the
 //! bottom; q, Escape or Enter leave. Other keys are ignored there; output keeps arriving
 //! underneath and is shown when scrollback is left.
 
+/// The default prefix key, Ctrl-].
 pub const PREFIX: u8 = 0x1d;
+
+/// A prefix key: a control character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prefix(pub u8);
+
+impl Default for Prefix {
+    fn default() -> Prefix {
+        Prefix(PREFIX)
+    }
+}
+
+impl Prefix {
+    /// Reads `C-a`, `Ctrl-a`, `^a` (any case) for a letter or one of `@ [ \ ] ^ _`.
+    pub fn parse(s: &str) -> Result<Prefix, String> {
+        let lower = s.to_ascii_lowercase();
+        let rest = ["ctrl-", "ctrl+", "c-", "^"].iter().find_map(|p| lower.strip_prefix(p).map(|_| &s[p.len()..]));
+        let bad = || format!("'{s}' is not a control key: give C-a .. C-z, C-@, C-[, C-\\, C-], C-^ or C-_");
+        let rest = rest.ok_or_else(bad)?;
+        let mut chars = rest.chars();
+        let (Some(c), None) = (chars.next(), chars.next()) else { return Err(bad()) };
+        let c = c.to_ascii_uppercase();
+        if !matches!(c, '@'..='_') {
+            return Err(bad());
+        }
+        let byte = c as u8 - b'@';
+        if matches!(byte, 0x03 | 0x0d | 0x1b | 0x0a | 0x09 | 0x08) {
+            // Ctrl-C, Enter, Escape, Ctrl-J, Tab and Backspace are typed too often to give up.
+            return Err(format!("'{s}' is a key programs need (Ctrl-C, Enter, Escape, Tab, Backspace): pick another"));
+        }
+        Ok(Prefix(byte))
+    }
+
+    /// The key as the help and messages name it: `Ctrl-]`.
+    pub fn name(self) -> String {
+        format!("Ctrl-{}", (self.0 + b'@') as char)
+    }
+}
+
+/// How a key typed after the prefix is named in a message: `z`, `Ctrl-X`, `Escape`, `F1`...
+pub fn key_name(key: &[u8]) -> String {
+    match key {
+        [0x1b] => "Escape".into(),
+        [0x1b, ..] => "that key".into(),
+        [0x7f] => "Backspace".into(),
+        [b' '] => "Space".into(),
+        [b] if *b < 0x20 => format!("Ctrl-{}", (b + b'@') as char),
+        _ => String::from_utf8_lossy(key).into_owned(),
+    }
+}
+
+/// The length of the key at the front of `input`: an escape sequence (CSI or SS3, as
+/// function and cursor keys send), an Alt-key pair, or one UTF-8 character.
+fn key_len(input: &[u8]) -> usize {
+    match input {
+        [0x1b, b'[', rest @ ..] => rest.iter().position(|b| (0x40..=0x7e).contains(b)).map_or(input.len(), |i| i + 3),
+        [0x1b, b'O', _, ..] => 3,
+        [0x1b, _, ..] => 2,
+        [b, ..] => match b {
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf7 => 4,
+            _ => 1,
+        }
+        .min(input.len()),
+        [] => 0,
+    }
+}
+
+/// The commands of `blitty run`, as its help lists them (the prefix goes before each).
+pub const RUN_COMMANDS: &[(&str, &str)] = &[
+    ("[ or PageUp", "scrollback: PageUp/PageDown, Up/Down or k/j, g/G, q leaves"),
+    ("Up", "scrollback, one line back"),
+    ("?", "this help"),
+];
+
+/// The help rows for `commands`: one per command, then the prefix itself, which is sent to
+/// `target` ("the program", "the line").
+pub fn help_rows(prefix: Prefix, commands: &[(&str, &str)], target: &str) -> Vec<String> {
+    let name = prefix.name();
+    let mut rows = vec![format!(" blitty: {name} then a key (any key closes this) ")];
+    let width = commands.iter().map(|(k, _)| k.len()).max().unwrap_or(0).max(name.len());
+    for (k, what) in commands {
+        rows.push(format!(" {k:width$}  {what} "));
+    }
+    rows.push(format!(" {name:width$}  send {name} to {target} "));
+    let wide = rows.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+    rows.iter().map(|r| format!("{r:wide$}")).collect()
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scroll {
@@ -28,12 +123,13 @@ pub enum Scroll {
 pub enum Action {
     Forward(Vec<u8>),
     Scroll(Scroll),
-    /// Another key after the prefix: the console's commands (`blitty run` has none).
-    Command(u8),
+    /// Another key after the prefix (its whole escape sequence for a function key).
+    Command(Vec<u8>),
 }
 
 #[derive(Default)]
 pub struct Keys {
+    prefix: Prefix,
     after_prefix: bool,
     pub scrolling: bool,
 }
@@ -47,6 +143,14 @@ fn navigation(input: &[u8], page: isize) -> Option<(usize, Scroll)> {
 }
 
 impl Keys {
+    pub fn new(prefix: Prefix) -> Keys {
+        Keys { prefix, ..Keys::default() }
+    }
+
+    pub fn prefix(&self) -> Prefix {
+        self.prefix
+    }
+
     /// Turns typed bytes into actions; `rows` sets the page size.
     pub fn feed(&mut self, mut input: &[u8], rows: usize, actions: &mut Vec<Action>) {
         let page = rows.saturating_sub(1).max(1) as isize;
@@ -80,8 +184,8 @@ impl Keys {
             }
             if self.after_prefix {
                 self.after_prefix = false;
-                if input[0] == PREFIX {
-                    actions.push(Action::Forward(vec![PREFIX]));
+                if input[0] == self.prefix.0 {
+                    actions.push(Action::Forward(vec![self.prefix.0]));
                     input = &input[1..];
                 } else if input[0] == b'[' {
                     self.scrolling = true;
@@ -94,12 +198,13 @@ impl Keys {
                     }
                     input = &input[n..];
                 } else {
-                    actions.push(Action::Command(input[0]));
-                    input = &input[1..];
+                    let n = key_len(input);
+                    actions.push(Action::Command(input[..n].to_vec()));
+                    input = &input[n..];
                 }
                 continue;
             }
-            match input.iter().position(|&b| b == PREFIX) {
+            match input.iter().position(|&b| b == self.prefix.0) {
                 Some(i) => {
                     if i > 0 {
                         actions.push(Action::Forward(input[..i].to_vec()));
@@ -143,6 +248,45 @@ mod tests {
         );
         assert!(!k.scrolling);
         assert_eq!(run(&mut k, b"z"), [Action::Forward(b"z".to_vec())]);
+    }
+
+    #[test]
+    fn a_chosen_prefix_replaces_ctrl_bracket_which_then_reaches_the_program() {
+        let mut k = Keys::new(Prefix::parse("C-a").unwrap());
+        assert_eq!(run(&mut k, b"\x1d"), [Action::Forward(b"\x1d".to_vec())], "vim's Ctrl-] goes through");
+        assert_eq!(run(&mut k, b"\x01\x01"), [Action::Forward(vec![1])]);
+        assert_eq!(run(&mut k, b"\x01z"), [Action::Command(b"z".to_vec())]);
+        // A function key after the prefix is one command, not Escape and then text for the program.
+        assert_eq!(
+            run(&mut k, b"\x01\x1b[15~x"),
+            [Action::Command(b"\x1b[15~".to_vec()), Action::Forward(b"x".to_vec())]
+        );
+        assert_eq!(run(&mut k, b"\x01\x1bOPy"), [Action::Command(b"\x1bOP".to_vec()), Action::Forward(b"y".to_vec())]);
+        assert_eq!(run(&mut k, "\x01é".as_bytes()), [Action::Command("é".as_bytes().to_vec())]);
+    }
+
+    #[test]
+    fn prefix_names_parse_and_print() {
+        for (s, b) in
+            [("C-a", 1), ("ctrl-A", 1), ("^]", 0x1d), ("C-\\", 0x1c), ("Ctrl+_", 0x1f), ("c-@", 0), ("C-^", 0x1e)]
+        {
+            assert_eq!(Prefix::parse(s), Ok(Prefix(b)), "{s}");
+        }
+        for s in ["a", "C-", "C-ab", "M-a", "C-1", "C-c", "C-m", "C-[", "C-i", "", "C-é"] {
+            assert!(Prefix::parse(s).is_err(), "{s}");
+        }
+        assert_eq!(Prefix(0x1d).name(), "Ctrl-]");
+        assert_eq!(Prefix(1).name(), "Ctrl-A");
+        assert_eq!(key_name(b"z"), "z");
+        assert_eq!(key_name(b"\x18"), "Ctrl-X");
+    }
+
+    #[test]
+    fn help_rows_are_one_width_and_name_every_command_and_the_prefix() {
+        let rows = help_rows(Prefix(1), RUN_COMMANDS, "the program");
+        assert_eq!(rows.len(), RUN_COMMANDS.len() + 2);
+        assert!(rows.iter().all(|r| r.chars().count() == rows[0].chars().count()));
+        assert!(rows.last().unwrap().contains("send Ctrl-A to the program"));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::io::Errno;
 
 use crate::host::{self, RawMode};
-use crate::keys::{Action, Keys, Scroll};
+use crate::keys::{self, Action, Keys, Prefix, Scroll};
 use crate::pty::{self, Size};
 use crate::reader::{Chunk, Reader};
 use crate::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
@@ -31,7 +31,11 @@ pub struct Options {
     pub log: Option<PathBuf>,
     /// Session statistics are written here at the end (see [`Stats`]).
     pub stats: Option<PathBuf>,
+    pub prefix: Prefix,
 }
+
+/// How long a message (an unknown key after the prefix) stays on the screen.
+const MESSAGE: Duration = Duration::from_secs(3);
 
 /// What a session cost, written at its end with `--stats`: one `key value` per line.
 #[derive(Debug, Default)]
@@ -287,8 +291,12 @@ pub fn run(opts: Options) -> Result<i32, Error> {
 
     let mut dirty = true;
     let mut sync_since: Option<Instant> = None;
-    let mut keys = Keys::default();
+    let mut keys = Keys::new(opts.prefix);
     let mut scrollback = Scrollback::default();
+    // A message on the top row until its time is up, and the command list (prefix ?) until
+    // the next key.
+    let mut message: Option<(String, Instant)> = None;
+    let mut help = false;
     let mut to_child: Vec<u8> = Vec::new();
     let mut buf = vec![0u8; 4096];
     let mut master_open = true;
@@ -314,6 +322,13 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             Some(interval)
         } else {
             None
+        };
+        let timeout = match &message {
+            Some((_, until)) => {
+                let left = until.saturating_duration_since(now);
+                Some(timeout.map_or(left, |t| t.min(left)))
+            }
+            None => timeout,
         };
         let ts = if more_output { Some(timespec(Duration::ZERO)) } else { timeout.map(timespec) };
         let stdin = rustix::stdio::stdin();
@@ -349,6 +364,12 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if key_ready {
             match rustix::io::read(stdin, &mut buf[..4096]) {
                 Ok(0) => exit = Some(128 + SIGHUP),
+                Ok(_) if help => {
+                    // Any key closes the list, and goes no further.
+                    help = false;
+                    presenter.invalidate();
+                    dirty = true;
+                }
                 Ok(n) => {
                     actions.clear();
                     keys.feed(&buf[..n], size.rows as usize, &mut actions);
@@ -358,7 +379,17 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                 to_child.extend_from_slice(&bytes);
                                 last_key = Instant::now();
                             }
-                            Action::Command(_) => {}
+                            Action::Command(k) if k == b"?" => {
+                                help = true;
+                                message = None;
+                                dirty = true;
+                            }
+                            Action::Command(k) => {
+                                let p = opts.prefix.name();
+                                let text = format!("{p} {}: not a command — {p} ? for help", keys::key_name(&k));
+                                message = Some((text, Instant::now() + MESSAGE));
+                                dirty = true;
+                            }
                             Action::Scroll(s) => {
                                 scrollback.scroll(s, term.screen().history_len());
                                 presenter.invalidate();
@@ -458,6 +489,11 @@ pub fn run(opts: Options) -> Result<i32, Error> {
 
         scrollback.follow(term.screen().history_len());
         let now = Instant::now();
+        if message.as_ref().is_some_and(|(_, until)| now >= *until) {
+            message = None;
+            presenter.invalidate();
+            dirty = true;
+        }
         let held = term.screen().modes().synchronized_output && {
             let since = *sync_since.get_or_insert(now);
             now.duration_since(since) < SYNC_LIMIT
@@ -473,6 +509,13 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if dirty && !held && due && writer.idle() && exit.is_none() {
             let mut frame = writer.buffer();
             present(&mut presenter, &term, scrollback.offset, &mut frame);
+            if help {
+                for (y, row) in keys::help_rows(opts.prefix, keys::RUN_COMMANDS, "the program").iter().enumerate() {
+                    presenter.overlay(y, row, &mut frame);
+                }
+            } else if let Some((text, _)) = &message {
+                presenter.overlay(0, &format!(" {text} "), &mut frame);
+            }
             term.screen_mut().clear_damage();
             writer.send(frame);
             budget.spend();

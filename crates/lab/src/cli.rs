@@ -37,15 +37,15 @@ enum Which {
     Engine,
     /// Floods and Ctrl-C through blitty run, tmux and xterm.
     Run,
-    /// Seed 003: copying a file with standard I/O and with read/write of every buffer size.
+    /// Copying a file with getc, fgets and read/write at every buffer size (how much buffering pays).
     Stdio,
-    /// Seed 000: the 16 ways of writing characters, into each target terminal.
+    /// Sixteen ways of writing characters to a terminal, one at a time to a line at a time, into each terminal.
     Writes,
-    /// Seed 001: lines per second with and without scrolling, presented and hidden.
+    /// Lines per second with and without scrolling, on screen and hidden.
     Scroll,
-    /// Seed 002: one character per write() against 96 per write(), and where the time goes.
+    /// One character per write() against 96 per write(), and where the time goes.
     Stones,
-    /// Seed 004: many serial lines (pty pairs) received at once, blitty against a naive reader.
+    /// Many serial lines (pty pairs) received at once: blitty against picocom, tio and simple readers.
     Ports,
 }
 
