@@ -23,6 +23,10 @@ pub struct Args {
     /// The prefix key for blitty's commands: C-a .. C-z, C-@, C-\, C-], C-^ or C-_.
     #[arg(long, value_name = "KEY", default_value = "C-]", value_parser = crate::prefix_key)]
     prefix: blitty_io::keys::Prefix,
+    /// Drop the program's clipboard writes (OSC 52) instead of passing them to this terminal.
+    /// Clipboard reads are always refused.
+    #[arg(long)]
+    no_clipboard: bool,
     /// The program and its arguments (default: $SHELL).
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -42,6 +46,7 @@ pub fn run(args: Args) -> Result<i32> {
         log: args.log,
         stats: args.stats,
         prefix: args.prefix,
+        clipboard: !args.no_clipboard,
     })?;
     Ok(status)
 }

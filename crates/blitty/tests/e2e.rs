@@ -228,7 +228,8 @@ fn hostile_output_does_not_reach_the_host() {
     let t = Tmux::start("hostile", "bash --norc --noprofile -i");
     t.tmux(&["set-option", "-g", "set-clipboard", "on"]);
     t.wait_for("$");
-    t.text(&format!("{BLITTY} run -- sh -c 'cat {}; sleep 0.5'; echo rc=$?", hostile.display()));
+    // --no-clipboard: the program's clipboard write goes nowhere (the next test passes one on).
+    t.text(&format!("{BLITTY} run --no-clipboard -- sh -c 'cat {}; sleep 0.5'; echo rc=$?", hostile.display()));
     t.keys(&["Enter"]);
     let screen = t.wait_for("rc=0");
     assert!(screen.contains("rc=0"), "{screen}");
@@ -342,4 +343,38 @@ fn a_chosen_prefix_lets_ctrl_bracket_through_and_says_what_it_does() {
     assert!(screen.contains("^Ay"), "the prefix twice sends it: {screen}");
     assert!(!screen.contains("send Ctrl-A to the program"), "the help closed: {screen}");
     assert!(!screen.contains("qy"), "the key that closed the help went no further: {screen}");
+}
+
+#[test]
+fn a_programs_clipboard_write_reaches_the_host_and_a_read_is_refused() {
+    // vim's and tmux's "copy over ssh": OSC 52 from the program arrives in the host's clipboard
+    // (tmux's buffer list, with set-clipboard on), rebuilt by blitty from the decoded text.
+    assert!(tmux_available());
+    let script = Scratch::new("e2e-osc52.sh");
+    std::fs::write(
+        &script,
+        "printf '\\033]52;c;Y29waWVkIG92ZXIgc3No\\007'\n\
+         printf '\\033]52;c;?\\007'\n\
+         # a read's answer would arrive as typed input: none may come\n\
+         stty -icanon -echo min 0 time 5; answer=$(dd bs=64 count=1 2>/dev/null | od -An -c | head -1)\n\
+         echo \"answer=[$answer]\"\n",
+    )
+    .expect("temp file");
+    let t = Tmux::start("osc52", "bash --norc --noprofile -i");
+    t.tmux(&["set-option", "-g", "set-clipboard", "on"]);
+    t.wait_for("$");
+    t.text(&format!("{BLITTY} run -- sh {}; echo rc=$?", script.display()));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("rc=0");
+    assert!(screen.contains("answer=[]"), "a clipboard read was answered: {screen}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut buffer = String::new();
+    while std::time::Instant::now() < deadline {
+        buffer = String::from_utf8_lossy(&t.tmux(&["show-buffer"]).stdout).into_owned();
+        if buffer == "copied over ssh" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    assert_eq!(buffer, "copied over ssh", "screen:\n{screen}");
 }

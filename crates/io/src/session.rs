@@ -32,6 +32,8 @@ pub struct Options {
     /// Session statistics are written here at the end (see [`Stats`]).
     pub stats: Option<PathBuf>,
     pub prefix: Prefix,
+    /// Pass the program's clipboard writes (OSC 52) on to the host terminal.
+    pub clipboard: bool,
 }
 
 /// How long a message (an unknown key after the prefix) stays on the screen.
@@ -296,6 +298,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     // A message on the top row until its time is up, and the command list (prefix ?) until
     // the next key.
     let mut message: Option<(String, Instant)> = None;
+    // A clipboard write for the host, sent with the next frame.
+    let mut clipboard_out: Vec<u8> = Vec::new();
     let mut help = false;
     let mut to_child: Vec<u8> = Vec::new();
     let mut buf = vec![0u8; 4096];
@@ -450,6 +454,12 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             if !replies.is_empty() {
                 to_child.extend_from_slice(&replies);
             }
+            if let Some(c) = term.screen_mut().take_clipboard() {
+                if opts.clipboard {
+                    clipboard_out = clipboard_write(&c);
+                    dirty = true;
+                }
+            }
         }
 
         for sig in signals.take() {
@@ -508,6 +518,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             || (now.duration_since(last_output) >= quiet_wait && budget.tokens >= quiet_need);
         if dirty && !held && due && writer.idle() && exit.is_none() {
             let mut frame = writer.buffer();
+            frame.append(&mut clipboard_out);
             present(&mut presenter, &term, scrollback.offset, &mut frame);
             if help {
                 for (y, row) in keys::help_rows(opts.prefix, keys::RUN_COMMANDS, "the program").iter().enumerate() {
@@ -527,6 +538,14 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     // The last frame, then the host back as it was, with the program's last output on it.
     let paced_frames = presenter.stats.frames;
     let reader_stats = reader.join();
+    // A clipboard write in the program's last output still reaches the host.
+    if let Some(c) = term.screen_mut().take_clipboard().filter(|_| opts.clipboard) {
+        clipboard_out = clipboard_write(&c);
+    }
+    if !clipboard_out.is_empty() {
+        writer.finish();
+        writer.send(clipboard_out);
+    }
     restore_host(&mut writer, &mut presenter, &term, raw);
     let status = exit.unwrap_or(0);
     if pty.child.try_wait()?.is_none() {
@@ -552,6 +571,12 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         }
     }
     Ok(status)
+}
+
+/// The OSC 52 that asks the host terminal to set its clipboard: built by blitty from the decoded
+/// text (never the program's bytes), as tmux's `set-clipboard external` does.
+pub(crate) fn clipboard_write(c: &blitty_vt::term::Clipboard) -> Vec<u8> {
+    format!("\x1b]52;{};{}\x07", c.selections, blitty_vt::term::base64_encode(&c.text)).into_bytes()
 }
 
 /// Draws the view `offset` lines back in the scrollback, with its position when scrolled back.

@@ -21,7 +21,7 @@ use crate::scan;
 /// The most parameters kept for one sequence; later ones are dropped (xterm keeps 30).
 pub const MAX_PARAMS: usize = 32;
 /// The longest OSC payload accepted; a longer one is discarded whole.
-pub const MAX_OSC: usize = 4096;
+pub const MAX_OSC: usize = 1 << 20;
 
 /// What the parser recognises; the screen implements it.
 pub trait Perform {

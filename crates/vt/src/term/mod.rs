@@ -20,7 +20,22 @@ use crate::style::{Interner, Style};
 pub use integrity::Violation;
 pub use modes::{CursorShape, Modes, MouseEncoding, MouseTracking};
 pub use query::{default_indexed, parse_color, Palette, Rgb, MAX_TITLE_STACK};
+pub use report::{base64_decode, base64_encode};
 pub use state::Charset;
+
+/// A clipboard write from the program (OSC 52), decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clipboard {
+    /// The selections named (xterm's `c`, `p`, `q`, `s`, `0`-`7`; empty means `s0`), each
+    /// at most once.
+    pub selections: String,
+    /// The text (at most [`MAX_CLIPBOARD`] bytes; empty clears the selection).
+    pub text: Vec<u8>,
+}
+
+/// The most clipboard text one OSC 52 write carries, decoded: what a 1 MiB OSC string
+/// ([`crate::parser::MAX_OSC`]) holds in base64.
+pub const MAX_CLIPBOARD: usize = 3 * (crate::parser::MAX_OSC / 4);
 
 /// The longest window title or icon name kept, in bytes.
 pub const MAX_TITLE: usize = 1024;
@@ -122,6 +137,8 @@ pub struct Screen {
     palette: Palette,
     base_palette: Palette,
     replies: Vec<u8>,
+    /// The last clipboard write (OSC 52) not yet taken by the host side.
+    clipboard: Option<Clipboard>,
     /// The last graphic character printed, for REP.
     last_char: Option<char>,
     bells: u64,
@@ -162,6 +179,7 @@ impl Screen {
             palette: Palette::default(),
             base_palette: Palette::default(),
             replies: Vec::new(),
+            clipboard: None,
             last_char: None,
             bells: 0,
             collections: 0,
@@ -283,6 +301,12 @@ impl Screen {
     /// Bytes the program asked the terminal to send back (DSR, DA, DECRQM answers).
     pub fn take_replies(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.replies)
+    }
+
+    /// The last clipboard write the program made (OSC 52), once: what a host side passes on
+    /// to the user's terminal, or drops.
+    pub fn take_clipboard(&mut self) -> Option<Clipboard> {
+        self.clipboard.take()
     }
 
     /// Approximate heap bytes held by the screen (cells, rows, style lists).

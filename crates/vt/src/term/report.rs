@@ -1,9 +1,9 @@
 //! Answers to the program (DSR, DA1, DA2; DECRQM lives with the modes, colour and setting
-//! queries in `query.rs`) and OSC commands (titles, hyperlinks, colours). Queries whose answer
-//! could echo attacker-chosen text back as input are refused: window title reports (CSI 20 t,
-//! CSI 21 t) and clipboard reads (OSC 52 ?) are never answered.
+//! queries in `query.rs`) and OSC commands (titles, hyperlinks, colours, clipboard writes).
+//! Queries whose answer could echo attacker-chosen text back as input are refused: window
+//! title reports (CSI 20 t, CSI 21 t) and clipboard reads (OSC 52 ?) are never answered.
 
-use super::{Screen, MAX_LINK, MAX_TITLE};
+use super::{Clipboard, Screen, MAX_CLIPBOARD, MAX_LINK, MAX_TITLE};
 
 impl Screen {
     /// DSR (CSI Ps n): 5 answers "OK" (CSI 0 n); 6 reports the cursor (CPR, CSI r ; c R),
@@ -60,7 +60,32 @@ impl Screen {
             b"110" => self.osc_reset_dynamic_color(110),
             b"111" => self.osc_reset_dynamic_color(111),
             b"112" => self.osc_reset_dynamic_color(112),
+            b"52" => self.clipboard_write(rest),
             _ => {}
+        }
+    }
+
+    /// OSC 52 ; Pc ; Pd: a clipboard write of base64 text Pd to the selections Pc, kept
+    /// decoded for the host side ([`Screen::take_clipboard`]). A read (Pd `?`) is refused, and
+    /// so is text that is not base64 (xterm clears the selection then; nothing is sent here).
+    fn clipboard_write(&mut self, rest: &[u8]) {
+        let Some(split) = rest.iter().position(|&b| b == b';') else { return };
+        let (pc, pd) = (&rest[..split], &rest[split + 1..]);
+        if pd == b"?" {
+            return;
+        }
+        let mut selections = String::new();
+        for &b in pc {
+            if !b"cpqs01234567".contains(&b) {
+                return;
+            }
+            if !selections.contains(b as char) {
+                selections.push(b as char);
+            }
+        }
+        let Some(text) = base64_decode(pd) else { return };
+        if text.len() <= MAX_CLIPBOARD {
+            self.clipboard = Some(Clipboard { selections, text });
         }
     }
 
@@ -98,4 +123,56 @@ fn title_text(bytes: &[u8]) -> String {
         s.truncate(end);
     }
     s
+}
+
+/// Standard base64 (RFC 4648, `=` padding optional), or `None` for anything else.
+pub fn base64_decode(s: &[u8]) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let body = match s.iter().position(|&c| c == b'=') {
+        Some(i) if s[i..].len() <= 2 && s[i..].iter().all(|&c| c == b'=') && s.len().is_multiple_of(4) => &s[..i],
+        Some(_) => return None,
+        None => s,
+    };
+    if body.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(body.len() / 4 * 3 + 2);
+    for chunk in body.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= value(c)? << (18 - 6 * i);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    Some(out)
+}
+
+/// Standard base64 with `=` padding.
+pub fn base64_encode(data: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let mut n = 0u32;
+        for (i, &b) in chunk.iter().enumerate() {
+            n |= (b as u32) << (16 - 8 * i);
+        }
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }

@@ -970,3 +970,38 @@ fn the_title_stack_is_bounded_and_drops_the_oldest() {
     // The oldest kept is t5: the first five were dropped.
     assert_eq!(t.screen().title(), "t5");
 }
+
+// ---- clipboard (OSC 52) ----
+
+#[test]
+fn osc_52_writes_are_kept_decoded_for_the_host_and_reads_are_refused() {
+    use super::{base64_decode, base64_encode, Clipboard};
+    let mut t = Terminal::new(10, 2);
+    t.feed(b"\x1b]52;c;aGVsbG8gd29ybGQ=\x07");
+    assert_eq!(
+        t.screen_mut().take_clipboard(),
+        Some(Clipboard { selections: "c".into(), text: b"hello world".to_vec() })
+    );
+    assert_eq!(t.screen_mut().take_clipboard(), None, "taken once");
+    // ST-terminated, several selections (a repeated one once), no padding, the last write wins.
+    t.feed(b"\x1b]52;pcc;Zmlyc3Q\x1b\\\x1b]52;;c2Vjb25k\x1b\\");
+    assert_eq!(t.screen_mut().take_clipboard(), Some(Clipboard { selections: "".into(), text: b"second".to_vec() }));
+    t.feed(b"\x1b]52;pcc;Zmlyc3Q\x1b\\");
+    assert_eq!(t.screen_mut().take_clipboard().map(|c| c.selections), Some("pc".into()));
+    // A read is never answered; bad base64 or an unknown selection is dropped.
+    t.feed(b"\x1b]52;c;?\x07\x1b]52;c;a*b=\x07\x1b]52;x;aGk=\x07\x1b]52;c\x07");
+    assert_eq!(t.screen_mut().take_clipboard(), None);
+    assert!(t.take_replies().is_empty());
+    // Large writes come through whole, up to the OSC limit.
+    let big: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+    t.feed(format!("\x1b]52;c;{}\x07", base64_encode(&big)).as_bytes());
+    assert_eq!(t.screen_mut().take_clipboard().map(|c| c.text), Some(big));
+    // Round trips at every length up to a few blocks.
+    for len in 0..200usize {
+        let data: Vec<u8> = (0..len).map(|i| (i * 37 + len) as u8).collect();
+        assert_eq!(base64_decode(base64_encode(&data).as_bytes()), Some(data), "{len}");
+    }
+    assert_eq!(base64_decode(b"a"), None);
+    assert_eq!(base64_decode(b"aGk=="), None);
+    assert_eq!(base64_decode(b"aG=k"), None);
+}
