@@ -48,8 +48,8 @@ pub struct Args {
     /// Append every received byte to FILE, in order, as it is read.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
-    /// In the log, start each line with its UTC arrival time.
-    #[arg(long, requires = "log")]
+    /// Start each line, on the screen and in the log, with its UTC arrival time.
+    #[arg(long)]
     timestamps: bool,
     /// Start in the hex view (Ctrl-] h switches; the view shows bytes from when it is switched on).
     #[arg(long)]
@@ -70,6 +70,9 @@ pub struct Args {
     /// The prefix key for blitty's commands: C-a .. C-z, C-@, C-\, C-], C-^ or C-_.
     #[arg(long, value_name = "KEY", default_value = "C-]", value_parser = crate::prefix_key)]
     prefix: blitty_io::keys::Prefix,
+    /// Open the device even when another program holds it (no flock, no UUCP lock file).
+    #[arg(long)]
+    no_lock: bool,
     /// Set the port up for raw bulk transfers (raw mode, reads of up to 255 bytes or half a
     /// second), print the equivalent stty line, and exit.
     #[arg(long)]
@@ -113,6 +116,7 @@ pub fn run(args: Args) -> Result<i32> {
         hz: args.hz,
         scrollback: args.scrollback,
         prefix: args.prefix,
+        lock: !args.no_lock,
     })?;
     Ok(status)
 }

@@ -420,3 +420,59 @@ fn the_help_lists_every_command_on_its_own_row_and_unknown_keys_are_named() {
     let screen = t.wait_for("blitty ended:");
     assert!(screen.contains("blitty ended: 0"), "{screen}");
 }
+
+#[test]
+fn a_second_console_on_a_held_line_is_refused_naming_the_holder() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let c = cable();
+    let t = console("lock", &c.port, "");
+    let second = std::process::Command::new(BLITTY).args(["serial", &c.port]).output().expect("blitty runs");
+    let err = String::from_utf8_lossy(&second.stderr).into_owned();
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.contains(&format!("{} is in use by process", c.port)) && err.contains("(blitty)"), "{err}");
+    // --no-lock goes past the lock (and then needs a terminal, which this test has not).
+    let forced = std::process::Command::new(BLITTY).args(["serial", &c.port, "--no-lock"]).output().expect("runs");
+    let err = String::from_utf8_lossy(&forced.stderr).into_owned();
+    assert!(err.contains("must be a terminal"), "{err}");
+    // The first console still has the line, and its lock file goes when it ends.
+    let lock = std::path::Path::new("/run/lock").join(blitty_io::lock::lock_name(std::path::Path::new(&c.port)));
+    let lockable = std::path::Path::new("/run/lock").is_dir();
+    if lockable {
+        assert!(lock.exists(), "{} while the console runs", lock.display());
+    }
+    quit(&t);
+    if lockable {
+        assert!(!lock.exists(), "{} removed at the end", lock.display());
+    }
+}
+
+#[test]
+fn timestamps_mark_lines_on_screen_and_tab_completes_the_file_to_send() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let mut c = cable();
+    let file = temp("completion-target.bin");
+    std::fs::write(&file, b"x").expect("file");
+    let t = console("stamps", &c.port, "--timestamps");
+    c.master.write_all(b"first line\r\nsecond line\r\n").expect("write");
+    let screen = t.wait_for("second line");
+    let stamped =
+        |what: &str| screen.lines().any(|l| l.starts_with("[20") && l.trim_end().ends_with(&format!("] {what}")));
+    assert!(stamped("first line") && stamped("second line"), "{screen}");
+    // Tab completes the unique name; the prompt shows it whole.
+    let path = file.display().to_string();
+    let partial = &path[..path.len() - "target.bin".len()];
+    t.keys(&["C-]", "s"]);
+    t.text(partial);
+    t.keys(&["Tab"]);
+    let screen = t.wait_for(&format!("{path}_"));
+    assert!(screen.contains(&format!("{path}_")), "{screen}");
+    t.keys(&["Escape"]);
+    quit(&t);
+}

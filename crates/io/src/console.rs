@@ -62,6 +62,8 @@ pub struct Options {
     pub hz: u32,
     pub scrollback: usize,
     pub prefix: Prefix,
+    /// Lock the device (flock and a UUCP lock file, see `crate::lock`).
+    pub lock: bool,
 }
 
 /// The commands of `blitty serial`, as its help lists them (the prefix goes before each).
@@ -242,6 +244,8 @@ enum PromptKind {
 struct Prompt {
     kind: PromptKind,
     text: String,
+    /// What Tab found when it could not complete alone.
+    hint: String,
 }
 
 /// Characters a second the line carries: start bit, data bits, parity, stop bits.
@@ -290,6 +294,8 @@ struct Console {
     cps: f64,
     /// Scratch for received bytes as shown (mapped, or as a hex dump).
     mapped: Vec<u8>,
+    /// With --timestamps: the next byte shown starts a line.
+    screen_line_start: bool,
 }
 
 impl Console {
@@ -320,7 +326,21 @@ impl Console {
         } else {
             bytes
         };
-        self.term.feed(shown);
+        if self.opts.timestamps {
+            // Each line shown starts with its arrival time, as in the log.
+            let stamp = timestamp(SystemTime::now());
+            let mut stamped = Vec::with_capacity(shown.len() + 32);
+            for &b in shown {
+                if self.screen_line_start {
+                    stamped.extend_from_slice(stamp.as_bytes());
+                }
+                stamped.push(b);
+                self.screen_line_start = b == b'\n';
+            }
+            self.term.feed(&stamped);
+        } else {
+            self.term.feed(shown);
+        }
         if let Some(h) = self.hex.as_mut() {
             self.mapped.clear();
             h.feed(bytes, &mut self.mapped);
@@ -347,7 +367,8 @@ impl Console {
     }
 
     fn try_reconnect(&mut self) -> Result<(), Error> {
-        let Ok((fd, guard)) = serial::open_configured(&self.opts.device, &self.opts.settings) else { return Ok(()) };
+        let opened = serial::open_configured(&self.opts.device, &self.opts.settings, self.opts.lock);
+        let Ok((fd, guard)) = opened else { return Ok(()) };
         self.line = Some(fd);
         self.device_guard = Some(guard);
         self.reconnects += 1;
@@ -450,9 +471,11 @@ impl Console {
         let key = if keys.len() == 1 { keys[0] } else { 0 };
         match key {
             b'q' | b'Q' | 0x11 => return true,
-            b's' => self.prompt = Some(Prompt { kind: PromptKind::Raw, text: String::new() }),
-            b'x' => self.prompt = Some(Prompt { kind: PromptKind::Xmodem1k, text: String::new() }),
-            b'c' => self.prompt = Some(Prompt { kind: PromptKind::XmodemCrc, text: String::new() }),
+            b's' => self.prompt = Some(Prompt { kind: PromptKind::Raw, text: String::new(), hint: String::new() }),
+            b'x' => self.prompt = Some(Prompt { kind: PromptKind::Xmodem1k, text: String::new(), hint: String::new() }),
+            b'c' => {
+                self.prompt = Some(Prompt { kind: PromptKind::XmodemCrc, text: String::new(), hint: String::new() })
+            }
             b'a' => match self.transfer.take() {
                 Some(Transfer::Xmodem(mut s)) => {
                     s.cancel(&mut self.to_line);
@@ -528,6 +551,9 @@ impl Console {
     fn prompt_key(&mut self, bytes: &[u8]) {
         for &b in bytes {
             let Some(p) = self.prompt.as_mut() else { return };
+            if b != b'\t' {
+                p.hint.clear();
+            }
             match b {
                 b'\r' | b'\n' => {
                     let p = self.prompt.take().expect("a prompt");
@@ -545,6 +571,12 @@ impl Console {
                     p.text.pop();
                 }
                 0x15 => p.text.clear(),
+                b'\t' => {
+                    let (text, hint) = complete_path(&p.text);
+                    p.text = text;
+                    p.hint = hint;
+                    continue;
+                }
                 c if c >= 0x20 => p.text.push(c as char),
                 _ => {}
             }
@@ -577,7 +609,10 @@ impl Console {
                 PromptKind::Xmodem1k => "send file (XMODEM-1K)",
                 PromptKind::XmodemCrc => "send file (XMODEM-CRC)",
             };
-            return Some(format!("{what}: {}_  (Enter sends, Esc cancels)", p.text));
+            if !p.hint.is_empty() {
+                return Some(format!("{what}: {}_  {}", p.text, p.hint));
+            }
+            return Some(format!("{what}: {}_  (Tab completes, Enter sends, Esc cancels)", p.text));
         }
         if let Some((text, _)) = &self.message {
             return Some(text.clone());
@@ -588,7 +623,15 @@ impl Console {
 
 /// Runs the console until Ctrl-] q (status 0) or a signal that ends blitty (128 + it).
 pub fn run(opts: Options) -> Result<i32, Error> {
-    let (fd, device_guard) = serial::open_configured(&opts.device, &opts.settings)?;
+    // The lock file first (it names the holder to tools that read only it), then the device,
+    // locked before it is set up.
+    let lock_file = if opts.lock {
+        let dirs: Vec<&Path> = crate::lock::LOCK_DIRS.iter().map(Path::new).collect();
+        crate::lock::lock_file(&opts.device, &dirs).map_err(serial::Error::from)?
+    } else {
+        None
+    };
+    let (fd, device_guard) = serial::open_configured(&opts.device, &opts.settings, opts.lock)?;
     if !host::is_terminal() {
         return Err(Error::NotATerminal);
     }
@@ -628,6 +671,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         rts: true,
         cps,
         mapped: Vec::new(),
+        screen_line_start: true,
         opts,
     };
     let s = &c.opts.settings;
@@ -865,6 +909,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     }
 
     restore_host(&mut writer, &mut presenter, &c.term, raw);
+    drop(lock_file);
     Ok(exit.unwrap_or(0))
 }
 
@@ -877,6 +922,55 @@ impl Console {
             &self.term
         }
     }
+}
+
+/// Tab in the file prompt, as a shell completes a path: the longest completion all matches
+/// share (a directory gets its `/`), and when several remain, a hint listing the first few.
+/// `~/` stands for $HOME.
+fn complete_path(text: &str) -> (String, String) {
+    let expanded = match (text.strip_prefix("~/"), std::env::var("HOME")) {
+        (Some(rest), Ok(home)) => format!("{home}/{rest}"),
+        _ => text.to_string(),
+    };
+    let (dir, partial) = match expanded.rfind('/') {
+        Some(i) => (expanded[..=i].to_string(), expanded[i + 1..].to_string()),
+        None => (String::new(), expanded.clone()),
+    };
+    let read_from = if dir.is_empty() { ".".to_string() } else { dir.clone() };
+    let Ok(entries) = std::fs::read_dir(&read_from) else { return (text.to_string(), "no such directory".into()) };
+    let mut names: Vec<(String, bool)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let hidden = name.starts_with('.') && !partial.starts_with('.');
+            (name.starts_with(&partial) && !hidden).then(|| (name, e.path().is_dir()))
+        })
+        .collect();
+    names.sort();
+    let Some((first, _)) = names.first() else { return (text.to_string(), "no match".into()) };
+    let mut common = first.clone();
+    for (n, _) in &names[1..] {
+        let shared = common.chars().zip(n.chars()).take_while(|(a, b)| a == b).count();
+        common = common.chars().take(shared).collect();
+    }
+    let mut done = format!("{dir}{common}");
+    if names.len() == 1 && names[0].1 {
+        done.push('/');
+    }
+    // Back to what was typed: ~/ stays ~/.
+    if let (Some(_), Ok(home)) = (text.strip_prefix("~/"), std::env::var("HOME")) {
+        if let Some(rest) = done.strip_prefix(&format!("{home}/")) {
+            done = format!("~/{rest}");
+        }
+    }
+    let hint = if names.len() > 1 {
+        let shown: Vec<&str> = names.iter().take(6).map(|(n, _)| n.as_str()).collect();
+        let more = if names.len() > 6 { format!(" and {} more", names.len() - 6) } else { String::new() };
+        format!("[{}{more}]", shown.join(" "))
+    } else {
+        String::new()
+    };
+    (done, hint)
 }
 
 /// The view (see `session::present`) with `status` over the whole bottom row, left-aligned.
@@ -900,6 +994,22 @@ fn present_with_status(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tab_completes_a_path_as_a_shell_would() {
+        let dir = std::env::temp_dir().join(format!("blitty-complete-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("firmware")).unwrap();
+        std::fs::write(dir.join("image-a.bin"), b"").unwrap();
+        std::fs::write(dir.join("image-b.bin"), b"").unwrap();
+        std::fs::write(dir.join(".hidden"), b"").unwrap();
+        let d = dir.display();
+        assert_eq!(complete_path(&format!("{d}/fi")), (format!("{d}/firmware/"), String::new()));
+        assert_eq!(complete_path(&format!("{d}/im")), (format!("{d}/image-"), "[image-a.bin image-b.bin]".into()));
+        assert_eq!(complete_path(&format!("{d}/image-b")), (format!("{d}/image-b.bin"), String::new()));
+        assert_eq!(complete_path(&format!("{d}/zz")).1, "no match");
+        assert_eq!(complete_path(&format!("{d}/.h")).0, format!("{d}/.hidden"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn timestamps_are_utc_civil_time() {

@@ -11,6 +11,7 @@
 pub mod console;
 pub mod host;
 pub mod keys;
+pub mod lock;
 pub mod ports;
 pub mod pty;
 pub mod reader;

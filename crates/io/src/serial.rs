@@ -64,6 +64,8 @@ pub enum Error {
     Baud { baud: u32, cause: io::Error },
     #[error("cannot set up {path}: {cause}")]
     Setup { path: String, cause: io::Error },
+    #[error(transparent)]
+    Lock(#[from] crate::lock::Error),
 }
 
 /// Opens `path` for reading and writing, without making it the controlling terminal.
@@ -80,8 +82,14 @@ pub fn open(path: &Path) -> Result<OwnedFd, Error> {
 /// Opens `path` and sets it up with `s`, keeping what it was set to before in the returned
 /// guard: the device gets its termios back when the guard is dropped, from the panic hook, and
 /// on an abort ([`crate::restore`]), as tio and picocom give a line back.
-pub fn open_configured(path: &Path, s: &Settings) -> Result<(OwnedFd, crate::restore::DeviceGuard), Error> {
+///
+/// With `lock`, the device is locked with flock first (see [`crate::lock`]): a line another
+/// console holds is neither set up nor read.
+pub fn open_configured(path: &Path, s: &Settings, lock: bool) -> Result<(OwnedFd, crate::restore::DeviceGuard), Error> {
     let fd = open(path)?;
+    if lock {
+        crate::lock::flock(&fd, path)?;
+    }
     let guard = crate::restore::DeviceGuard::save(&fd)
         .map_err(|cause| Error::Setup { path: path.display().to_string(), cause })?;
     configure(&fd, path, s)?;
