@@ -15,6 +15,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 mod bench;
+mod config;
 
 /// The version and the git commit it was built from.
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("BLITTY_COMMIT"), ")");

@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
+
+use crate::config;
 use blitty_io::serial::{self, Flow, Map, Parity, Settings};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -22,23 +24,23 @@ enum FlowArg {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The serial device (e.g. /dev/ttyUSB0).
+    /// The serial device (e.g. /dev/ttyUSB0), or the name of a profile in the config file.
     device: PathBuf,
-    /// Baud rate: any rate the driver accepts, standard or not.
-    #[arg(short = 'b', long, default_value_t = 115_200, value_parser = clap::value_parser!(u32).range(1..))]
-    baud: u32,
-    /// Data bits per character (5 to 8).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(5..=8))]
-    databits: u8,
-    /// Parity bit.
-    #[arg(long, value_enum, default_value = "none")]
-    parity: ParityArg,
-    /// Stop bits (1 or 2).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
-    stopbits: u8,
-    /// Flow control: none, soft (XON/XOFF) or hard (RTS/CTS).
-    #[arg(long, value_enum, default_value = "none")]
-    flow: FlowArg,
+    /// Baud rate: any rate the driver accepts, standard or not [default: 115200].
+    #[arg(short = 'b', long, value_parser = clap::value_parser!(u32).range(1..))]
+    baud: Option<u32>,
+    /// Data bits per character, 5 to 8 [default: 8].
+    #[arg(long, value_parser = clap::value_parser!(u8).range(5..=8))]
+    databits: Option<u8>,
+    /// Parity bit [default: none].
+    #[arg(long, value_enum)]
+    parity: Option<ParityArg>,
+    /// Stop bits, 1 or 2 [default: 1].
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2))]
+    stopbits: Option<u8>,
+    /// Flow control: none, soft (XON/XOFF) or hard (RTS/CTS) [default: none].
+    #[arg(long, value_enum)]
+    flow: Option<FlowArg>,
     /// Bytes a read waits for (VMIN; --fastport: 255).
     #[arg(long)]
     vmin: Option<u8>,
@@ -59,20 +61,26 @@ pub struct Args {
     echo: bool,
     /// Byte mappings, comma-separated: ICRNL IGNCR INLCR INLCRNL (what is shown; the log keeps
     /// the bytes as received), OCRNL ONLCRNL ODELBS OLTU (what keys send).
-    #[arg(long, value_name = "LIST", default_value = "")]
-    map: String,
-    /// Frames per second at most.
-    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    hz: u32,
-    /// Lines of scrollback kept, at most 100000 (Ctrl-] PageUp pages through them).
-    #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK, value_parser = crate::scrollback_lines)]
-    scrollback: usize,
-    /// The prefix key for blitty's commands: C-a .. C-z, C-@, C-\, C-], C-^ or C-_.
-    #[arg(long, value_name = "KEY", default_value = "C-]", value_parser = crate::prefix_key)]
-    prefix: blitty_io::keys::Prefix,
+    #[arg(long, value_name = "LIST")]
+    map: Option<String>,
+    /// Frames per second at most, 1 to 1000 [default: 60].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    hz: Option<u32>,
+    /// Lines of scrollback kept, at most 100000 (Ctrl-] PageUp pages through them)
+    /// [default: 10000].
+    #[arg(long, value_parser = crate::scrollback_lines)]
+    scrollback: Option<usize>,
+    /// The prefix key for blitty's commands: C-a .. C-z, C-@, C-\, C-], C-^ or C-_
+    /// [default: C-]].
+    #[arg(long, value_name = "KEY", value_parser = crate::prefix_key)]
+    prefix: Option<blitty_io::keys::Prefix>,
     /// Open the device even when another program holds it (no flock, no UUCP lock file).
     #[arg(long)]
     no_lock: bool,
+    /// Read settings from FILE instead of $XDG_CONFIG_HOME/blitty/config.toml (every default
+    /// above can be set there, and named profiles: `blitty serial NAME`).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Set the port up for raw bulk transfers (raw mode, reads of up to 255 bytes or half a
     /// second), print the equivalent stty line, and exit.
     #[arg(long)]
@@ -81,42 +89,68 @@ pub struct Args {
 
 /// Runs the console (or --fastport) and returns the exit status to leave with.
 pub fn run(args: Args) -> Result<i32> {
-    let map = Map::parse(&args.map).map_err(|e| anyhow!("--map: {e}"))?;
+    let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
+    // A device argument without a '/' that names a profile is that profile.
+    let name = args.device.to_string_lossy().into_owned();
+    let profile = (!name.contains('/')).then(|| cfg.profiles.get(&name)).flatten();
+    let file = match profile {
+        Some(p) => p.over(&cfg.serial),
+        None => cfg.serial.clone(),
+    };
+    let device = match profile {
+        Some(p) => p.device.clone().ok_or_else(|| anyhow!("the config file's profile {name} names no device"))?,
+        None => args.device.clone(),
+    };
+    let map_text = args.map.clone().or(file.map.clone()).unwrap_or_default();
+    let map = Map::parse(&map_text).map_err(|e| anyhow!("--map: {e}"))?;
     if args.fastport {
-        let fd = serial::open(&args.device)?;
-        let stty = serial::fastport(&fd, &args.device, args.vmin.unwrap_or(255), args.vtime.unwrap_or(5))?;
+        let fd = serial::open(&device)?;
+        let stty = serial::fastport(&fd, &device, args.vmin.unwrap_or(255), args.vtime.unwrap_or(5))?;
         println!("{stty}");
         return Ok(0);
     }
+    let parity = match args.parity {
+        Some(ParityArg::Odd) => Parity::Odd,
+        Some(ParityArg::Even) => Parity::Even,
+        Some(ParityArg::None) => Parity::None,
+        None => match file.parity.as_deref() {
+            Some("odd") => Parity::Odd,
+            Some("even") => Parity::Even,
+            _ => Parity::None,
+        },
+    };
+    let flow = match args.flow {
+        Some(FlowArg::Soft) => Flow::Soft,
+        Some(FlowArg::Hard) => Flow::Hard,
+        Some(FlowArg::None) => Flow::None,
+        None => match file.flow.as_deref() {
+            Some("soft") => Flow::Soft,
+            Some("hard") => Flow::Hard,
+            _ => Flow::None,
+        },
+    };
     let settings = Settings {
-        baud: args.baud,
-        data_bits: args.databits,
-        parity: match args.parity {
-            ParityArg::None => Parity::None,
-            ParityArg::Odd => Parity::Odd,
-            ParityArg::Even => Parity::Even,
-        },
-        stop_bits: args.stopbits,
-        flow: match args.flow {
-            FlowArg::None => Flow::None,
-            FlowArg::Soft => Flow::Soft,
-            FlowArg::Hard => Flow::Hard,
-        },
+        baud: args.baud.or(file.baud).unwrap_or(115_200),
+        data_bits: args.databits.or(file.databits).unwrap_or(8),
+        parity,
+        stop_bits: args.stopbits.or(file.stopbits).unwrap_or(1),
+        flow,
         vmin: args.vmin.unwrap_or(1),
         vtime: args.vtime.unwrap_or(0),
     };
     let status = blitty_io::console::run(blitty_io::console::Options {
-        device: args.device,
+        device,
         settings,
-        log: args.log,
-        timestamps: args.timestamps,
-        hex: args.hex,
-        echo: args.echo,
+        log: args.log.or(file.log),
+        timestamps: args.timestamps || file.timestamps.unwrap_or(false),
+        hex: args.hex || file.hex.unwrap_or(false),
+        echo: args.echo || file.echo.unwrap_or(false),
         map,
-        hz: args.hz,
-        scrollback: args.scrollback,
-        prefix: args.prefix,
-        lock: !args.no_lock,
+        hz: args.hz.or(cfg.hz).unwrap_or(60),
+        scrollback: args.scrollback.or(cfg.scrollback).unwrap_or(blitty_vt::term::DEFAULT_SCROLLBACK),
+        prefix: args.prefix.or(cfg.prefix).unwrap_or_default(),
+        lock: !args.no_lock && file.lock.unwrap_or(true),
+        status_colours: (cfg.status_fg, cfg.status_bg),
     })?;
     Ok(status)
 }

@@ -289,3 +289,40 @@ fn bench_runs_the_lab_beside_blitty() {
     assert_eq!(code, 0);
     assert!(out.contains("ports") && out.contains("--quick"), "{out}");
 }
+
+#[test]
+fn a_bad_config_file_is_one_line_naming_the_file_the_line_and_the_key() {
+    let dir = std::env::temp_dir().join(format!("blitty-cli-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "hz = 60\n[serial]\nparity = \"mark\"\n").expect("file");
+    let path = bad.display().to_string();
+    for args in [&["run", "--config", &path, "--", "true"][..], &["serial", "/dev/null", "--config", &path]] {
+        let (code, _, err) = blitty(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(
+            err.trim_end(),
+            format!("blitty: config file {path}: line 3: serial.parity: 'mark' is not one of none, odd, even"),
+            "{args:?}"
+        );
+    }
+    let missing = dir.join("missing.toml").display().to_string();
+    let (code, _, err) = blitty(&["run", "--config", &missing, "--", "true"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!("blitty: cannot read the config file {missing}")) && err.lines().count() == 1,
+        "{err}"
+    );
+    // The default file is looked for under XDG_CONFIG_HOME: a bad one there is said the same way.
+    std::fs::create_dir_all(dir.join("blitty")).expect("dir");
+    std::fs::write(dir.join("blitty/config.toml"), "prefix = \"q\"\n").expect("file");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_blitty"))
+        .args(["run", "--", "true"])
+        .env("XDG_CONFIG_HOME", &dir)
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("config.toml: line 1: prefix: 'q' is not a control key"), "{err}");
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+}

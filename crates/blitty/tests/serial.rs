@@ -476,3 +476,27 @@ fn timestamps_mark_lines_on_screen_and_tab_completes_the_file_to_send() {
     t.keys(&["Escape"]);
     quit(&t);
 }
+
+#[test]
+fn a_named_profile_in_the_config_file_opens_its_device_with_its_settings() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let c = cable();
+    let config = temp("profile.toml");
+    std::fs::write(
+        &config,
+        format!("prefix = \"C-t\"\n[serial]\nbaud = 57600\ndatabits = 7\n[serial.profiles.bench]\ndevice = \"{}\"\nparity = \"even\"\n", c.port),
+    )
+    .expect("config");
+    let t = Tmux::start(
+        "serial-profile",
+        &format!("{BLITTY} serial bench --config {}; echo \"blitty ended: $?\"; sleep 60", config.display()),
+    );
+    let screen = t.wait_for("Ctrl-T q quits");
+    assert!(screen.contains(&format!("{} at 57600 7E1", c.port)), "{screen}");
+    t.keys(&["C-t", "q"]);
+    let screen = t.wait_for("blitty ended:");
+    assert!(screen.contains("blitty ended: 0"), "{screen}");
+}

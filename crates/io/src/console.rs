@@ -64,6 +64,8 @@ pub struct Options {
     pub prefix: Prefix,
     /// Lock the device (flock and a UUCP lock file, see `crate::lock`).
     pub lock: bool,
+    /// Foreground and background of blitty's own rows (inverse video when neither is set).
+    pub status_colours: (Option<blitty_vt::Color>, Option<blitty_vt::Color>),
 }
 
 /// The commands of `blitty serial`, as its help lists them (the prefix goes before each).
@@ -643,6 +645,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let (cols, rows) = (size.cols as usize, size.rows as usize);
     let mut signals = Signals::new(&[SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
     let mut presenter = AnsiPresenter::new(cols, rows);
+    presenter.set_overlay_colours(opts.status_colours.0, opts.status_colours.1);
     let raw = RawMode::enter()?;
     let mut writer = Output::new(host::frame_output()?);
     let mut first = Vec::new();

@@ -34,6 +34,8 @@ pub struct Options {
     pub prefix: Prefix,
     /// Pass the program's clipboard writes (OSC 52) on to the host terminal.
     pub clipboard: bool,
+    /// Foreground and background of blitty's own rows (inverse video when neither is set).
+    pub status_colours: (Option<blitty_vt::Color>, Option<blitty_vt::Color>),
 }
 
 /// How long a message (an unknown key after the prefix) stays on the screen.
@@ -278,6 +280,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut signals = Signals::new(&[SIGWINCH, SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
     let mut term = Terminal::with_scrollback(size.cols as usize, size.rows as usize, opts.scrollback);
     let mut presenter = AnsiPresenter::new(size.cols as usize, size.rows as usize);
+    presenter.set_overlay_colours(opts.status_colours.0, opts.status_colours.1);
     let raw = RawMode::enter()?;
     let mut writer = Output { fd: host::frame_output()?, pending: Vec::new(), at: 0 };
     let mut first = Vec::new();

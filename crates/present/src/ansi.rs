@@ -128,7 +128,15 @@ pub struct AnsiPresenter {
     last_offset: Option<usize>,
     last_alt: bool,
     title: String,
+    /// The style of blitty's own rows (`overlay`): inverse video unless colours are set.
+    overlay_style: Style,
     pub stats: FrameStats,
+}
+
+fn inverse() -> Style {
+    let mut style = Style::default();
+    style.attrs.set(blitty_vt::Attrs::INVERSE, true);
+    style
 }
 
 /// Unchanged cells shorter than this are written through instead of moving the cursor.
@@ -147,6 +155,7 @@ impl AnsiPresenter {
             last_offset: None,
             last_alt: false,
             title: String::new(),
+            overlay_style: inverse(),
             stats: FrameStats::default(),
         }
     }
@@ -436,8 +445,7 @@ impl AnsiPresenter {
         if y >= self.rows {
             return;
         }
-        let mut style = Style::default();
-        style.attrs.set(blitty_vt::Attrs::INVERSE, true);
+        let style = self.overlay_style;
         let chars: Vec<char> = text.chars().filter(|c| !c.is_control()).take(self.cols).collect();
         let x0 = self.cols - chars.len();
         let mut row = vec![HostCell::blank(Style::default()); self.cols];
@@ -447,6 +455,16 @@ impl AnsiPresenter {
         for x in x0..self.cols {
             self.put(y, x, &row, out);
         }
+    }
+
+    /// Colours for blitty's own rows (messages, help, the scrollback label); with neither,
+    /// they are drawn in inverse video.
+    pub fn set_overlay_colours(&mut self, fg: Option<blitty_vt::Color>, bg: Option<blitty_vt::Color>) {
+        self.overlay_style = if fg.is_none() && bg.is_none() {
+            inverse()
+        } else {
+            Style { fg: fg.unwrap_or_default(), bg: bg.unwrap_or_default(), ..Style::default() }
+        };
     }
 
     /// Forces the next frame to compare every cell (after the view changed).

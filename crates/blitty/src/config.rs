@@ -1,0 +1,355 @@
+//! The config file: TOML at `$XDG_CONFIG_HOME/blitty/config.toml` (`~/.config/blitty/...`
+//! when XDG_CONFIG_HOME is unset), or the file `--config` names. Every key is optional; the
+//! command line wins over the file, the file over the built-in defaults. A missing default file
+//! is no error (blitty needs none); a missing `--config` file is. A bad file stops blitty with
+//! one line naming the file, the line and the key.
+//!
+//! ```toml
+//! prefix = "C-a"        # the prefix key of run and serial (default C-])
+//! hz = 60               # frames a second at most, 1 to 1000
+//! scrollback = 10000    # lines, 0 to 100000
+//! shell = "/bin/zsh"    # what `blitty run` starts without a command (default $SHELL)
+//! clipboard = true      # pass programs' clipboard writes (OSC 52) on to the terminal
+//!
+//! [status]              # blitty's own rows: messages, help, the scrollback label
+//! fg = "black"          # a colour: a name (black, red, ..., bright-white), 0-255, or #rrggbb
+//! bg = "yellow"
+//!
+//! [serial]              # defaults of `blitty serial`
+//! baud = 115200
+//! databits = 8          # 5 to 8
+//! parity = "none"       # none, odd, even
+//! stopbits = 1          # 1 or 2
+//! flow = "none"         # none, soft, hard
+//! map = ""              # as --map
+//! timestamps = false
+//! echo = false
+//! hex = false
+//! lock = true
+//!
+//! [serial.profiles.router]   # `blitty serial router`, as tio's named profiles
+//! device = "/dev/ttyUSB0"
+//! baud = 9600               # and any key of [serial]
+//! log = "~/router.log"
+//! ```
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use blitty_io::keys::Prefix;
+use blitty_vt::Color;
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    prefix: Option<Spanned<String>>,
+    hz: Option<Spanned<i64>>,
+    scrollback: Option<Spanned<i64>>,
+    shell: Option<String>,
+    clipboard: Option<bool>,
+    status: Option<RawStatus>,
+    serial: Option<RawSerial>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawStatus {
+    fg: Option<Spanned<String>>,
+    bg: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawSerial {
+    device: Option<String>,
+    baud: Option<Spanned<i64>>,
+    databits: Option<Spanned<i64>>,
+    parity: Option<Spanned<String>>,
+    stopbits: Option<Spanned<i64>>,
+    flow: Option<Spanned<String>>,
+    map: Option<Spanned<String>>,
+    log: Option<String>,
+    timestamps: Option<bool>,
+    echo: Option<bool>,
+    hex: Option<bool>,
+    lock: Option<bool>,
+    #[serde(default)]
+    profiles: BTreeMap<String, RawSerial>,
+}
+
+/// The settings a config file gives; `None` where it says nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub prefix: Option<Prefix>,
+    pub hz: Option<u32>,
+    pub scrollback: Option<usize>,
+    pub shell: Option<String>,
+    pub clipboard: Option<bool>,
+    pub status_fg: Option<Color>,
+    pub status_bg: Option<Color>,
+    pub serial: Serial,
+    pub profiles: BTreeMap<String, Serial>,
+}
+
+/// `[serial]` or one of its profiles.
+#[derive(Clone, Debug, Default)]
+pub struct Serial {
+    pub device: Option<PathBuf>,
+    pub baud: Option<u32>,
+    pub databits: Option<u8>,
+    pub parity: Option<String>,
+    pub stopbits: Option<u8>,
+    pub flow: Option<String>,
+    pub map: Option<String>,
+    pub log: Option<PathBuf>,
+    pub timestamps: Option<bool>,
+    pub echo: Option<bool>,
+    pub hex: Option<bool>,
+    pub lock: Option<bool>,
+}
+
+impl Serial {
+    /// `self`, with `base` where `self` says nothing.
+    pub fn over(&self, base: &Serial) -> Serial {
+        Serial {
+            device: self.device.clone().or_else(|| base.device.clone()),
+            baud: self.baud.or(base.baud),
+            databits: self.databits.or(base.databits),
+            parity: self.parity.clone().or_else(|| base.parity.clone()),
+            stopbits: self.stopbits.or(base.stopbits),
+            flow: self.flow.clone().or_else(|| base.flow.clone()),
+            map: self.map.clone().or_else(|| base.map.clone()),
+            log: self.log.clone().or_else(|| base.log.clone()),
+            timestamps: self.timestamps.or(base.timestamps),
+            echo: self.echo.or(base.echo),
+            hex: self.hex.or(base.hex),
+            lock: self.lock.or(base.lock),
+        }
+    }
+}
+
+/// Where the config file is looked for when `--config` is not given.
+pub fn default_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("blitty").join("config.toml"))
+}
+
+/// Reads the config: `explicit` (which must exist) or the default file (which may not).
+pub fn load(explicit: Option<&Path>) -> Result<Config, String> {
+    let (path, must_exist) = match explicit {
+        Some(p) => (p.to_path_buf(), true),
+        None => match default_path() {
+            Some(p) => (p, false),
+            None => return Ok(Config::default()),
+        },
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => return Ok(Config::default()),
+        Err(e) => return Err(format!("cannot read the config file {}: {e}", path.display())),
+    };
+    parse(&text).map_err(|e| format!("config file {}: {e}", path.display()))
+}
+
+/// The 1-based line of byte offset `at`.
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+/// `line N: KEY: what` for a value at `span`.
+fn at(text: &str, span: Range<usize>, key: &str, what: impl std::fmt::Display) -> String {
+    format!("line {}: {key}: {what}", line_of(text, span.start))
+}
+
+/// Parses a config file's text (see the module's comment).
+pub fn parse(text: &str) -> Result<Config, String> {
+    let raw: Raw = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start));
+        // The key the error is about: the one the message names, else the one on its line.
+        let key = e.span().and_then(|s| {
+            let line_start = text[..s.start.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+            let line_text = text[line_start..].lines().next().unwrap_or("");
+            line_text.split_once('=').map(|(k, _)| k.trim().to_string())
+        });
+        let msg = e.message().trim().to_string();
+        match (line, key) {
+            (Some(l), Some(k)) if !msg.contains(&format!("`{k}`")) => format!("line {l}: {k}: {msg}"),
+            (Some(l), _) => format!("line {l}: {msg}"),
+            (None, _) => msg,
+        }
+    })?;
+    let mut c = Config { shell: raw.shell.filter(|s| !s.is_empty()), clipboard: raw.clipboard, ..Config::default() };
+    if let Some(p) = raw.prefix {
+        c.prefix = Some(Prefix::parse(p.get_ref()).map_err(|e| at(text, p.span(), "prefix", e))?);
+    }
+    if let Some(h) = raw.hz {
+        let v = *h.get_ref();
+        if !(1..=1000).contains(&v) {
+            return Err(at(text, h.span(), "hz", format!("expected 1 to 1000 frames a second, got {v}")));
+        }
+        c.hz = Some(v as u32);
+    }
+    if let Some(s) = raw.scrollback {
+        let (v, max) = (*s.get_ref(), blitty_vt::term::MAX_SCROLLBACK as i64);
+        if !(0..=max).contains(&v) {
+            return Err(at(text, s.span(), "scrollback", format!("expected 0 to {max} lines, got {v}")));
+        }
+        c.scrollback = Some(v as usize);
+    }
+    if let Some(status) = raw.status {
+        for (key, v, slot) in [("status.fg", status.fg, &mut c.status_fg), ("status.bg", status.bg, &mut c.status_bg)] {
+            if let Some(v) = v {
+                *slot = Some(parse_colour(v.get_ref()).map_err(|e| at(text, v.span(), key, e))?);
+            }
+        }
+    }
+    if let Some(serial) = raw.serial {
+        c.serial = serial_section(text, &serial, "serial")?;
+        for (name, p) in &serial.profiles {
+            if !p.profiles.is_empty() {
+                return Err(format!("serial.profiles.{name}: a profile holds no profiles"));
+            }
+            c.profiles.insert(name.clone(), serial_section(text, p, &format!("serial.profiles.{name}"))?);
+        }
+    }
+    Ok(c)
+}
+
+fn serial_section(text: &str, r: &RawSerial, section: &str) -> Result<Serial, String> {
+    let key = |k: &str| format!("{section}.{k}");
+    let number = |v: &Option<Spanned<i64>>, k: &str, range: Range<i64>, what: &str| -> Result<Option<i64>, String> {
+        match v {
+            Some(v) if range.contains(v.get_ref()) => Ok(Some(*v.get_ref())),
+            Some(v) => Err(at(text, v.span(), &key(k), format!("expected {what}, got {}", v.get_ref()))),
+            None => Ok(None),
+        }
+    };
+    let word = |v: &Option<Spanned<String>>, k: &str, allowed: &[&str]| -> Result<Option<String>, String> {
+        match v {
+            Some(v) if allowed.contains(&v.get_ref().as_str()) => Ok(Some(v.get_ref().clone())),
+            Some(v) => {
+                Err(at(text, v.span(), &key(k), format!("'{}' is not one of {}", v.get_ref(), allowed.join(", "))))
+            }
+            None => Ok(None),
+        }
+    };
+    if let Some(m) = &r.map {
+        blitty_io::serial::Map::parse(m.get_ref()).map_err(|e| at(text, m.span(), &key("map"), e))?;
+    }
+    Ok(Serial {
+        device: r.device.as_deref().map(expand_home),
+        baud: number(&r.baud, "baud", 1..u32::MAX as i64 + 1, "a baud rate from 1")?.map(|v| v as u32),
+        databits: number(&r.databits, "databits", 5..9, "5 to 8 data bits")?.map(|v| v as u8),
+        parity: word(&r.parity, "parity", &["none", "odd", "even"])?,
+        stopbits: number(&r.stopbits, "stopbits", 1..3, "1 or 2 stop bits")?.map(|v| v as u8),
+        flow: word(&r.flow, "flow", &["none", "soft", "hard"])?,
+        map: r.map.as_ref().map(|m| m.get_ref().clone()),
+        log: r.log.as_deref().map(expand_home),
+        timestamps: r.timestamps,
+        echo: r.echo,
+        hex: r.hex,
+        lock: r.lock,
+    })
+}
+
+/// `~/x` is `$HOME/x`.
+fn expand_home(s: &str) -> PathBuf {
+    match (s.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(s),
+    }
+}
+
+/// A colour: a name (`black` .. `white`, `bright-black` .. `bright-white`, `default`), a
+/// palette index 0-255, or `#rrggbb`.
+pub fn parse_colour(s: &str) -> Result<Color, String> {
+    const NAMES: [&str; 8] = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"];
+    let lower = s.to_ascii_lowercase();
+    if lower == "default" {
+        return Ok(Color::Default);
+    }
+    if let Some(i) = NAMES.iter().position(|n| *n == lower) {
+        return Ok(Color::Indexed(i as u8));
+    }
+    if let Some(i) = lower.strip_prefix("bright-").and_then(|n| NAMES.iter().position(|m| *m == n)) {
+        return Ok(Color::Indexed(8 + i as u8));
+    }
+    if let Ok(i) = lower.parse::<u8>() {
+        return Ok(Color::Indexed(i));
+    }
+    if let Some(hex) = lower.strip_prefix('#').filter(|h| h.len() == 6) {
+        if let Ok(v) = u32::from_str_radix(hex, 16) {
+            return Ok(Color::Rgb((v >> 16) as u8, (v >> 8) as u8, v as u8));
+        }
+    }
+    Err(format!("'{s}' is not a colour (a name such as red or bright-blue, 0-255, or #rrggbb)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_is_read() {
+        let c = parse(
+            "prefix = \"C-a\"\nhz = 30\nscrollback = 500\nshell = \"/bin/zsh\"\nclipboard = false\n\
+             [status]\nfg = \"black\"\nbg = \"#ffcc00\"\n\
+             [serial]\nbaud = 9600\ndatabits = 7\nparity = \"even\"\nstopbits = 2\nflow = \"soft\"\nmap = \"ICRNL\"\n\
+             timestamps = true\necho = true\nhex = false\nlock = false\n\
+             [serial.profiles.router]\ndevice = \"/dev/ttyUSB0\"\nbaud = 57600\n",
+        )
+        .unwrap();
+        assert_eq!(c.prefix, Some(Prefix(1)));
+        assert_eq!(
+            (c.hz, c.scrollback, c.shell.as_deref(), c.clipboard),
+            (Some(30), Some(500), Some("/bin/zsh"), Some(false))
+        );
+        assert_eq!((c.status_fg, c.status_bg), (Some(Color::Indexed(0)), Some(Color::Rgb(255, 204, 0))));
+        assert_eq!((c.serial.baud, c.serial.databits, c.serial.stopbits), (Some(9600), Some(7), Some(2)));
+        assert_eq!((c.serial.parity.as_deref(), c.serial.flow.as_deref()), (Some("even"), Some("soft")));
+        assert_eq!(
+            (c.serial.timestamps, c.serial.echo, c.serial.hex, c.serial.lock),
+            (Some(true), Some(true), Some(false), Some(false))
+        );
+        let router = c.profiles["router"].over(&c.serial);
+        assert_eq!((router.device, router.baud, router.databits), (Some("/dev/ttyUSB0".into()), Some(57600), Some(7)));
+        assert!(parse("").is_ok());
+    }
+
+    #[test]
+    fn a_bad_file_is_one_line_naming_the_line_and_the_key() {
+        for (text, says) in [
+            ("hz = 60\nhzz = 3\n", "line 2: unknown field `hzz`"),
+            ("hz = 0\n", "line 1: hz: expected 1 to 1000 frames a second, got 0"),
+            ("hz = \"fast\"\n", "line 1: hz: invalid type: string \"fast\""),
+            ("\n\nprefix = \"x\"\n", "line 3: prefix: 'x' is not a control key"),
+            ("scrollback = 100001\n", "line 1: scrollback: expected 0 to 100000 lines"),
+            ("[serial]\nparity = \"mark\"\n", "line 2: serial.parity: 'mark' is not one of none, odd, even"),
+            ("[serial]\n\ndatabits = 9\n", "line 3: serial.databits: expected 5 to 8 data bits, got 9"),
+            ("[serial.profiles.x]\nbaud = 0\n", "line 2: serial.profiles.x.baud: expected a baud rate from 1"),
+            ("[serial]\nmap = \"NOPE\"\n", "line 2: serial.map:"),
+            ("[status]\nfg = \"purple\"\n", "line 2: status.fg: 'purple' is not a colour"),
+            ("hz = \n", "line 1"),
+        ] {
+            let err = parse(text).err().unwrap_or_else(|| panic!("{text:?} was accepted"));
+            assert!(err.starts_with(says), "{text:?}: {err}");
+            assert_eq!(err.lines().count(), 1, "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn colours_by_name_index_and_hex() {
+        assert_eq!(parse_colour("bright-red"), Ok(Color::Indexed(9)));
+        assert_eq!(parse_colour("200"), Ok(Color::Indexed(200)));
+        assert_eq!(parse_colour("#0a0B0c"), Ok(Color::Rgb(10, 11, 12)));
+        assert_eq!(parse_colour("default"), Ok(Color::Default));
+        assert!(parse_colour("256").is_err() && parse_colour("#12345").is_err());
+    }
+}
