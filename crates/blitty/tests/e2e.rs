@@ -378,3 +378,44 @@ fn a_programs_clipboard_write_reaches_the_host_and_a_read_is_refused() {
     }
     assert_eq!(buffer, "copied over ssh", "screen:\n{screen}");
 }
+
+#[test]
+fn the_scrollback_mode_searches_selects_and_copies_and_its_label_stays() {
+    assert!(tmux_available());
+    let t = Tmux::start("copymode", &blitty("bash --norc --noprofile -i"));
+    t.tmux(&["set-option", "-g", "set-clipboard", "on"]);
+    t.wait_for("$");
+    t.text("seq -f 'entry %g' 1 6000");
+    t.keys(&["Enter"]);
+    t.wait_for("entry 6000\n$");
+    // A line 5,000 lines back, found with a search backwards.
+    t.keys(&["C-]", "["]);
+    t.wait_for("[scrollback");
+    t.text("?entry 1000");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("entry 1000\n");
+    assert!(screen.lines().any(|l| l.trim_end() == "entry 1000"), "{screen}");
+    assert!(screen.contains("[scrollback"), "the label stays: {screen}");
+    // Select the whole line and copy it: it arrives in the host's clipboard (tmux's buffer).
+    t.keys(&["V", "y"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut buffer = String::new();
+    while std::time::Instant::now() < deadline && buffer != "entry 1000\n" {
+        buffer = String::from_utf8_lossy(&t.tmux(&["show-buffer"]).stdout).into_owned();
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    assert_eq!(buffer, "entry 1000\n");
+    let screen = t.wait_for("entry 6000\n$");
+    assert!(!screen.contains("[scrollback"), "y left the mode: {screen}");
+    // G goes to the live screen and the label stays while the mode is on; q leaves.
+    t.keys(&["C-]", "["]);
+    t.wait_for("[scrollback");
+    t.keys(&["G"]);
+    let screen = t.wait_for("[scrollback 0/");
+    assert!(screen.contains("[scrollback 0/"), "{screen}");
+    t.keys(&["q"]);
+    t.text("echo back");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("\nback\n");
+    assert!(screen.contains("\nback\n") && !screen.contains("[scrollback"), "{screen}");
+}

@@ -500,3 +500,25 @@ fn a_named_profile_in_the_config_file_opens_its_device_with_its_settings() {
     let screen = t.wait_for("blitty ended:");
     assert!(screen.contains("blitty ended: 0"), "{screen}");
 }
+
+#[test]
+fn the_scrollback_mode_searches_the_lines_history_too() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let mut c = cable();
+    let t = console("copy", &c.port, "");
+    let text: String = (1..=3000).map(|i| format!("boot message {i}\r\n")).collect();
+    c.master.write_all(text.as_bytes()).expect("write");
+    t.wait_for("boot message 3000");
+    t.keys(&["C-]", "["]);
+    t.wait_for("[scrollback");
+    t.text("?message 1234");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("boot message 1234\n");
+    assert!(screen.lines().any(|l| l.trim_end() == "boot message 1234"), "{screen}");
+    assert!(screen.contains("[scrollback"), "{screen}");
+    t.keys(&["q"]);
+    quit(&t);
+}

@@ -40,10 +40,12 @@ use blitty_vt::Terminal;
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::io::Errno;
 
+use crate::copymode::CopyMode;
 use crate::host::{self, RawMode};
+use crate::keys::Scroll;
 use crate::keys::{self, Action, Keys, Prefix};
 use crate::serial::{self, Line, Map, Settings};
-use crate::session::{present, resize_host, restore_host, timespec, Output, Scrollback};
+use crate::session::{clipboard_write, present, resize_host, restore_host, timespec, Output};
 use crate::signals::{Signals, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
 use crate::xmodem;
 
@@ -697,7 +699,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut last_frame = Instant::now() - interval;
     let mut next_reconnect = Instant::now();
     let mut keys = Keys::new(c.opts.prefix);
-    let mut scrollback = Scrollback::default();
+    let mut copy = CopyMode::default();
+    // A copy from the scrollback mode for the host's clipboard, sent with the next frame.
+    let mut clipboard_out: Vec<u8> = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut actions = Vec::new();
     let mut exit: Option<i32> = None;
@@ -785,8 +789,25 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                         }
                                     }
                                 }
-                                Action::Scroll(s) => {
-                                    scrollback.scroll(s, c.active().screen().history_len());
+                                Action::Scroll(Scroll::By(back)) => {
+                                    copy.enter(c.active().screen(), back.max(0) as usize);
+                                    presenter.set_mouse_for_blitty(true);
+                                    presenter.invalidate();
+                                    c.dirty = true;
+                                }
+                                Action::Copy(bytes) => {
+                                    let done = copy.key(&bytes, c.active().screen());
+                                    if let Some(text) = done.copy {
+                                        let clip = blitty_vt::term::Clipboard {
+                                            selections: "c".into(),
+                                            text: text.into_bytes(),
+                                        };
+                                        clipboard_out = clipboard_write(&clip);
+                                    }
+                                    if done.leave {
+                                        keys.scrolling = false;
+                                        presenter.set_mouse_for_blitty(false);
+                                    }
                                     presenter.invalidate();
                                     c.dirty = true;
                                 }
@@ -794,7 +815,6 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                     if c.command(&k) {
                                         exit = Some(0);
                                     }
-                                    scrollback = Scrollback::default();
                                     presenter.invalidate();
                                 }
                             }
@@ -872,6 +892,12 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         c.term.resize(cols, rows);
                         c.hex_term.resize(cols, rows);
                         resize_host(&mut writer, &mut presenter, size);
+                        // A resize rewraps the lines: the scrollback mode's places are gone.
+                        if copy.active {
+                            copy.leave();
+                            keys.scrolling = false;
+                            presenter.set_mouse_for_blitty(false);
+                        }
                         c.dirty = true;
                     }
                 }
@@ -879,7 +905,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             }
         }
 
-        scrollback.follow(c.active().screen().history_len());
+        copy.follow(c.active().screen());
         let now = Instant::now();
         let has_status = c.has_status(now);
         if had_status && !has_status {
@@ -890,7 +916,18 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if c.dirty && writer.idle() && now >= last_frame + interval && exit.is_none() {
             let status = c.status();
             let mut frame = writer.buffer();
-            present_with_status(&mut presenter, c.active(), scrollback.offset, status.as_deref(), &mut frame);
+            frame.append(&mut clipboard_out);
+            present_with_status(
+                &mut presenter,
+                c.active(),
+                copy.offset(c.active().screen()),
+                status.as_deref(),
+                &mut frame,
+            );
+            if copy.active {
+                copy.draw(&mut presenter, c.active().screen(), &mut frame);
+                presenter.invalidate();
+            }
             if c.help {
                 // Above the status row, so that nothing is cut on a short screen but the top.
                 let rows = keys::help_rows(c.opts.prefix, SERIAL_COMMANDS, "the line");

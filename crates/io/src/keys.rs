@@ -15,9 +15,8 @@
 //! vim's "follow tag" (Ctrl-]): pressed twice it reaches vim, and `--prefix` (or `prefix` in
 //! the config file) picks another key.
 //!
-//! In scrollback: PageUp/PageDown, Up/Down (or k/j) scroll; g and G go to the top and the
-//! bottom; q, Escape or Enter leave. Other keys are ignored there; output keeps arriving
-//! underneath and is shown when scrollback is left.
+//! In scrollback every key goes to the scrollback mode (`copymode`) until it is left (the
+//! session then clears `scrolling`).
 
 /// The default prefix key, Ctrl-].
 pub const PREFIX: u8 = 0x1d;
@@ -112,11 +111,8 @@ pub fn help_rows(prefix: Prefix, commands: &[(&str, &str)], target: &str) -> Vec
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scroll {
-    /// Lines back (positive) or forward (negative).
+    /// Enter the scrollback mode this many lines back.
     By(isize),
-    Top,
-    Bottom,
-    Leave,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -125,6 +121,8 @@ pub enum Action {
     Scroll(Scroll),
     /// Another key after the prefix (its whole escape sequence for a function key).
     Command(Vec<u8>),
+    /// Keys typed in the scrollback mode (`copymode`), which reads them itself.
+    Copy(Vec<u8>),
 }
 
 #[derive(Default)]
@@ -156,31 +154,8 @@ impl Keys {
         let page = rows.saturating_sub(1).max(1) as isize;
         while !input.is_empty() {
             if self.scrolling {
-                let (n, scroll) = if let Some(nav) = navigation(input, page) {
-                    nav
-                } else {
-                    let s = match input[0] {
-                        b'k' => Some(Scroll::By(1)),
-                        b'j' => Some(Scroll::By(-1)),
-                        b'g' => Some(Scroll::Top),
-                        b'G' => Some(Scroll::Bottom),
-                        b'q' | b'\r' | 0x1b => Some(Scroll::Leave),
-                        _ => None,
-                    };
-                    match s {
-                        Some(s) => (1, s),
-                        None => {
-                            input = &input[1..];
-                            continue;
-                        }
-                    }
-                };
-                if scroll == Scroll::Leave {
-                    self.scrolling = false;
-                }
-                actions.push(Action::Scroll(scroll));
-                input = &input[n..];
-                continue;
+                actions.push(Action::Copy(input.to_vec()));
+                return;
             }
             if self.after_prefix {
                 self.after_prefix = false;
@@ -238,16 +213,15 @@ mod tests {
     }
 
     #[test]
-    fn prefix_pageup_enters_scrollback_and_q_leaves() {
+    fn prefix_pageup_enters_scrollback_which_then_reads_every_key() {
         let mut k = Keys::default();
         assert_eq!(run(&mut k, b"a\x1d\x1b[5~"), [Action::Forward(b"a".to_vec()), Action::Scroll(Scroll::By(23))]);
         assert!(k.scrolling);
-        assert_eq!(
-            run(&mut k, b"kjxq"),
-            [Action::Scroll(Scroll::By(1)), Action::Scroll(Scroll::By(-1)), Action::Scroll(Scroll::Leave)]
-        );
-        assert!(!k.scrolling);
+        // The scrollback mode reads every key until the session says it is over.
+        assert_eq!(run(&mut k, b"kj\x1dq"), [Action::Copy(b"kj\x1dq".to_vec())]);
+        k.scrolling = false;
         assert_eq!(run(&mut k, b"z"), [Action::Forward(b"z".to_vec())]);
+        assert_eq!(run(&mut k, b"\x1d[?abc"), [Action::Scroll(Scroll::By(23)), Action::Copy(b"?abc".to_vec())]);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! presenter does).
 
 pub mod console;
+pub mod copymode;
 pub mod host;
 pub mod keys;
 pub mod lock;

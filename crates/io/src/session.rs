@@ -16,6 +16,7 @@ use blitty_vt::Terminal;
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::io::Errno;
 
+use crate::copymode::CopyMode;
 use crate::host::{self, RawMode};
 use crate::keys::{self, Action, Keys, Prefix, Scroll};
 use crate::pty::{self, Size};
@@ -297,7 +298,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut dirty = true;
     let mut sync_since: Option<Instant> = None;
     let mut keys = Keys::new(opts.prefix);
-    let mut scrollback = Scrollback::default();
+    let mut copy = CopyMode::default();
     // A message on the top row until its time is up, and the command list (prefix ?) until
     // the next key.
     let mut message: Option<(String, Instant)> = None;
@@ -397,8 +398,24 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                 message = Some((text, Instant::now() + MESSAGE));
                                 dirty = true;
                             }
-                            Action::Scroll(s) => {
-                                scrollback.scroll(s, term.screen().history_len());
+                            Action::Scroll(Scroll::By(back)) => {
+                                copy.enter(term.screen(), back.max(0) as usize);
+                                presenter.set_mouse_for_blitty(true);
+                                presenter.invalidate();
+                                dirty = true;
+                            }
+                            Action::Copy(bytes) => {
+                                let done = copy.key(&bytes, term.screen());
+                                // The user's own copy: sent whatever --no-clipboard says of the program's.
+                                if let Some(text) = done.copy {
+                                    let c =
+                                        blitty_vt::term::Clipboard { selections: "c".into(), text: text.into_bytes() };
+                                    clipboard_out = clipboard_write(&c);
+                                }
+                                if done.leave {
+                                    keys.scrolling = false;
+                                    presenter.set_mouse_for_blitty(false);
+                                }
                                 presenter.invalidate();
                                 dirty = true;
                             }
@@ -474,6 +491,12 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         let _ = pty.resize(size);
                         term.resize(size.cols as usize, size.rows as usize);
                         resize_host(&mut writer, &mut presenter, size);
+                        // A resize rewraps the lines: the scrollback mode's places are gone.
+                        if copy.active {
+                            copy.leave();
+                            keys.scrolling = false;
+                            presenter.set_mouse_for_blitty(false);
+                        }
                         dirty = true;
                     }
                 }
@@ -500,7 +523,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             }
         }
 
-        scrollback.follow(term.screen().history_len());
+        copy.follow(term.screen());
         let now = Instant::now();
         if message.as_ref().is_some_and(|(_, until)| now >= *until) {
             message = None;
@@ -522,7 +545,12 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if dirty && !held && due && writer.idle() && exit.is_none() {
             let mut frame = writer.buffer();
             frame.append(&mut clipboard_out);
-            present(&mut presenter, &term, scrollback.offset, &mut frame);
+            present(&mut presenter, &term, copy.offset(term.screen()), &mut frame);
+            if copy.active {
+                copy.draw(&mut presenter, term.screen(), &mut frame);
+                // The marks go with the next frame.
+                presenter.invalidate();
+            }
             if help {
                 for (y, row) in keys::help_rows(opts.prefix, keys::RUN_COMMANDS, "the program").iter().enumerate() {
                     presenter.overlay(y, row, &mut frame);
@@ -582,43 +610,10 @@ pub(crate) fn clipboard_write(c: &blitty_vt::term::Clipboard) -> Vec<u8> {
     format!("\x1b]52;{};{}\x07", c.selections, blitty_vt::term::base64_encode(&c.text)).into_bytes()
 }
 
-/// Draws the view `offset` lines back in the scrollback, with its position when scrolled back.
+/// Draws the view `offset` lines back in the scrollback.
 pub(crate) fn present(presenter: &mut AnsiPresenter, term: &Terminal, offset: usize, out: &mut Vec<u8>) {
     let view = View { screen: term.screen(), offset };
     presenter.frame(view, out);
-    if offset > 0 {
-        let label = format!("[scrollback {}/{}]", offset, term.screen().history_len());
-        presenter.overlay(0, &label, out);
-    }
-}
-
-/// Where the user is in the scrollback (0: the live screen). It keeps its place while output
-/// arrives underneath.
-#[derive(Default)]
-pub(crate) struct Scrollback {
-    pub(crate) offset: usize,
-    /// The history length when the position was last set or followed.
-    seen: usize,
-}
-
-impl Scrollback {
-    /// Moves by a scroll key, in a history of `history` lines.
-    pub(crate) fn scroll(&mut self, s: Scroll, history: usize) {
-        self.offset = match s {
-            Scroll::By(k) => (self.offset as isize + k).clamp(0, history as isize) as usize,
-            Scroll::Top => history,
-            Scroll::Bottom | Scroll::Leave => 0,
-        };
-        self.seen = history;
-    }
-
-    /// Keeps the same lines in view after the history grew to `history`.
-    pub(crate) fn follow(&mut self, history: usize) {
-        if self.offset > 0 {
-            self.offset = (self.offset + history.saturating_sub(self.seen)).min(history);
-            self.seen = history;
-        }
-    }
 }
 
 /// The host at a new size: the frame in flight goes first, then the presenter's clear.

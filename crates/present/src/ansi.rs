@@ -130,6 +130,9 @@ pub struct AnsiPresenter {
     title: String,
     /// The style of blitty's own rows (`overlay`): inverse video unless colours are set.
     overlay_style: Style,
+    /// blitty takes the mouse for itself (the scrollback mode): button and motion reports in
+    /// SGR encoding, whatever the program asked for.
+    mouse_for_blitty: bool,
     pub stats: FrameStats,
 }
 
@@ -156,6 +159,7 @@ impl AnsiPresenter {
             last_alt: false,
             title: String::new(),
             overlay_style: inverse(),
+            mouse_for_blitty: false,
             stats: FrameStats::default(),
         }
     }
@@ -222,7 +226,12 @@ impl AnsiPresenter {
         self.full = false;
         self.last_offset = Some(view.offset);
         self.last_alt = screen.alternate_screen();
-        self.set_modes(HostModes::of(screen.modes()), out);
+        let mut modes = HostModes::of(screen.modes());
+        if self.mouse_for_blitty {
+            modes.mouse = blitty_vt::MouseTracking::ButtonMotion;
+            modes.mouse_encoding = blitty_vt::MouseEncoding::Sgr;
+        }
+        self.set_modes(modes, out);
         self.set_title(screen.title(), out);
         let c = screen.cursor();
         if live {
@@ -465,6 +474,47 @@ impl AnsiPresenter {
         } else {
             Style { fg: fg.unwrap_or_default(), bg: bg.unwrap_or_default(), ..Style::default() }
         };
+    }
+
+    /// While on, the host reports the mouse to blitty (buttons, motion with a button held,
+    /// the wheel; SGR encoding); off gives the program's own modes back. Takes effect with the
+    /// next frame.
+    pub fn set_mouse_for_blitty(&mut self, on: bool) {
+        self.mouse_for_blitty = on;
+    }
+
+    /// Draws cells `[x0, x1)` of row `y` of `view` again with `restyle` applied to their style
+    /// (search matches, a selection, a cursor), after a frame. The next frame must compare
+    /// every cell ([`Self::invalidate`]) to take the marks away.
+    pub fn mark(
+        &mut self,
+        view: View,
+        y: usize,
+        x0: usize,
+        x1: usize,
+        restyle: impl Fn(Style) -> Style,
+        out: &mut Vec<u8>,
+    ) {
+        if y >= self.rows {
+            return;
+        }
+        let row = view.row(y);
+        let cols = self.cols.min(row.len());
+        let mut wanted: Vec<HostCell> = row[..cols].iter().map(|&c| Self::wanted(view.screen, &row, c)).collect();
+        let (mut x, end) = (x0.min(cols), x1.min(cols));
+        // Whole wide characters.
+        if x > 0 && wanted[x].text == Text::Spacer {
+            x -= 1;
+        }
+        for c in &mut wanted[x..end.max(x)] {
+            c.style = restyle(c.style);
+        }
+        if end < cols && wanted[end].text == Text::Spacer {
+            wanted[end].style = restyle(wanted[end].style);
+        }
+        while x < end {
+            x = self.put(y, x, &wanted, out);
+        }
     }
 
     /// Forces the next frame to compare every cell (after the view changed).

@@ -107,6 +107,9 @@ pub struct Grid {
     /// Counts the times a row's list lost or renumbered entries, so that a style id cached
     /// for a row (the pen's) is known to be still good by one comparison.
     style_epoch: u64,
+    /// Lines that scrolling has put into history, ever: numbers lines so that a line keeps its
+    /// number while output arrives (line `pushed - history_len + i` is history line `i`).
+    pushed: u64,
 }
 
 /// A row's cells with the styles their ids name: what readers of the screen get. It derefs to
@@ -162,6 +165,7 @@ impl Grid {
             lost_cursor: None,
             styles: Vec::new(),
             style_epoch: 0,
+            pushed: 0,
         };
         for _ in 0..rows {
             let id = g.fresh_row(&Style::default());
@@ -264,6 +268,11 @@ impl Grid {
         }
         *list = kept;
         self.style_epoch += 1;
+    }
+
+    /// Lines scrolling has put into history since the grid was made.
+    pub fn pushed(&self) -> u64 {
+        self.pushed
     }
 
     /// Changes whenever a row's list loses or renumbers entries.
@@ -506,6 +515,7 @@ impl Grid {
             self.reset_row(id, blank);
             self.lines.push_back(id);
             self.scrolled = (self.scrolled + 1).min(self.rows);
+            self.pushed += 1;
             return;
         }
         let n = n.min(bottom + 1 - top);
@@ -513,6 +523,7 @@ impl Grid {
             if save && top == 0 && self.history_cap > 0 {
                 // [.. h, v0, v1 .. vb, vb+1 ..] -> [.. h, v0 | v1 .. vb, NEW, vb+1 ..]
                 self.settle_styles(self.visible_id(0));
+                self.pushed += 1;
                 let id = if self.history_len() >= self.history_cap {
                     let id = self.lines.pop_front().expect("lines hold at least the screen");
                     self.reset_row(id, blank);

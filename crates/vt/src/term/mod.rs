@@ -247,6 +247,14 @@ impl Screen {
         self.main.line_ref(i)
     }
 
+    /// Lines output has scrolled into the main screen's history, ever. With it a line has a
+    /// number that stays while output arrives: history line `i` is line
+    /// `history_pushed() - history_len() + i`, visible row `y` is `history_pushed() + y`
+    /// (until a resize, which rewraps the lines).
+    pub fn history_pushed(&self) -> u64 {
+        self.main.pushed()
+    }
+
     /// Whether scrollback line `i` continues on the next line (an automatic wrap left it).
     pub fn history_wrapped(&self, i: usize) -> bool {
         self.main.history_wrapped(i)
