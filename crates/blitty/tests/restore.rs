@@ -237,3 +237,15 @@ fn serial_gives_the_device_and_the_host_back_after_quit_sigterm_and_sigabrt() {
         assert_host_restored(&host, &before);
     }
 }
+
+#[test]
+fn programs_asking_for_the_background_get_the_host_terminals_colours() {
+    // vim and neovim ask OSC 11 to choose a light or a dark theme: blitty asks the host at the
+    // start and answers with what the user sees (here a light terminal: black on white).
+    let script = "printf '\\033]11;?\\007'; stty raw -echo min 0 time 10; \
+                  a=$(dd bs=64 count=1 2>/dev/null | tr -d '\\033\\007'); stty sane; echo \"answer=$a\"; sleep 0.3";
+    let mut host = HostPty::spawn_answering(BLITTY, &["run", "--", "sh", "-c", script], ([0, 0, 0], [255, 255, 255]));
+    host.wait_for("answer=");
+    assert!(host.screen().contains("answer=]11;rgb:ffff/ffff/ffff"), "{}", host.screen());
+    assert!(host.wait_exit().success());
+}

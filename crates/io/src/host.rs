@@ -63,3 +63,107 @@ pub fn size() -> Size {
         _ => Size { cols: 80, rows: 24 },
     }
 }
+
+/// How long blitty waits for the terminal to answer its colour queries at the start.
+pub const COLOUR_QUERY_WAIT: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// The terminal's default foreground and background, as it answers OSC 10 and OSC 11, so
+/// that a program asking blitty (vim and neovim choose a light or dark theme by OSC 11) gets
+/// the colours the user sees. The queries are followed by DA1, which every terminal answers:
+/// its answer ends the wait at once on a terminal that does not know OSC 10/11. Called in raw
+/// mode before the program starts; bytes that are not answers (keys typed meanwhile) are
+/// returned to be sent to the program.
+pub fn query_colours(wait: std::time::Duration) -> (Option<(blitty_vt::Rgb, blitty_vt::Rgb)>, Vec<u8>) {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let stdout = rustix::stdio::stdout();
+    let stdin = rustix::stdio::stdin();
+    if rustix::io::write(stdout, b"\x1b]10;?\x1b\\\x1b]11;?\x1b\\\x1b[c").is_err() {
+        return (None, Vec::new());
+    }
+    let deadline = std::time::Instant::now() + wait;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !has_da1_answer(&got) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        let ts = Timespec { tv_sec: left.as_secs() as i64, tv_nsec: left.subsec_nanos() as i64 };
+        let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+        match poll(&mut fds, Some(&ts)) {
+            Ok(0) => break,
+            Ok(_) => match rustix::io::read(stdin, &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            },
+            Err(rustix::io::Errno::INTR) => {}
+            Err(_) => break,
+        }
+    }
+    parse_colour_answers(&got)
+}
+
+fn has_da1_answer(b: &[u8]) -> bool {
+    b.windows(3).enumerate().any(|(i, w)| {
+        w == b"\x1b[?"
+            && b[i + 3..].iter().position(|&c| !(c.is_ascii_digit() || c == b';')).is_some_and(|j| b[i + 3 + j] == b'c')
+    })
+}
+
+/// Takes the OSC 10/11 and DA1 answers out of `b`: the two colours if both came, and the
+/// other bytes.
+pub fn parse_colour_answers(b: &[u8]) -> (Option<(blitty_vt::Rgb, blitty_vt::Rgb)>, Vec<u8>) {
+    let (mut fg, mut bg) = (None, None);
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"\x1b]1") {
+            // OSC 10/11 ; spec, ended by BEL or ST.
+            let end = b[i..].iter().position(|&c| c == 0x07).map(|p| (p, 1));
+            let st = b[i..].windows(2).position(|w| w == b"\x1b\\").map(|p| (p, 2));
+            let end = match (end, st) {
+                (Some(a), Some(s)) => Some(if a.0 < s.0 { a } else { s }),
+                (a, s) => a.or(s),
+            };
+            if let Some((len, term)) = end {
+                let body = &b[i + 2..i + len];
+                if let Some(spec) = body.strip_prefix(b"10;") {
+                    fg = blitty_vt::term::parse_color(spec);
+                } else if let Some(spec) = body.strip_prefix(b"11;") {
+                    bg = blitty_vt::term::parse_color(spec);
+                }
+                i += len + term;
+                continue;
+            }
+        }
+        if b[i..].starts_with(b"\x1b[?") {
+            if let Some(j) = b[i + 3..].iter().position(|&c| !(c.is_ascii_digit() || c == b';')) {
+                if b[i + 3 + j] == b'c' {
+                    i += 3 + j + 1;
+                    continue;
+                }
+            }
+        }
+        rest.push(b[i]);
+        i += 1;
+    }
+    (fg.zip(bg), rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_answers_are_taken_out_and_keys_kept() {
+        let answers = b"x\x1b]10;rgb:0000/0000/0000\x1b\\\x1b]11;rgb:ffff/ffff/ffff\x07y\x1b[?62;22cz";
+        let (colours, rest) = parse_colour_answers(answers);
+        assert_eq!(colours, Some(([0, 0, 0], [255, 255, 255])));
+        assert_eq!(rest, b"xyz");
+        assert!(has_da1_answer(answers));
+        // A terminal that knows no OSC 10/11 answers only DA1.
+        let (colours, rest) = parse_colour_answers(b"\x1b[?1;2c");
+        assert_eq!((colours, rest), (None, Vec::new()));
+        assert!(!has_da1_answer(b"\x1b[?62;2"));
+    }
+}

@@ -275,14 +275,19 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         return Err(Error::NotATerminal);
     }
     let mut size = host::size();
+    // The terminal's colours first, before the program can ask for them (see query_colours).
+    let raw = RawMode::enter()?;
+    let (colours, typed) = host::query_colours(host::COLOUR_QUERY_WAIT);
     let program = opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
     let mut pty = pty::spawn(&opts.argv, size).map_err(|cause| Error::Spawn { program, cause })?;
     let reader = Reader::start(std::os::fd::AsFd::as_fd(&pty.master))?;
     let mut signals = Signals::new(&[SIGWINCH, SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
     let mut term = Terminal::with_scrollback(size.cols as usize, size.rows as usize, opts.scrollback);
+    if let Some((fg, bg)) = colours {
+        term.screen_mut().set_default_colors(fg, bg);
+    }
     let mut presenter = AnsiPresenter::new(size.cols as usize, size.rows as usize);
     presenter.set_overlay_colours(opts.status_colours.0, opts.status_colours.1);
-    let raw = RawMode::enter()?;
     let mut writer = Output { fd: host::frame_output()?, pending: Vec::new(), at: 0 };
     let mut first = Vec::new();
     presenter.enter(&mut first);
@@ -305,7 +310,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     // A clipboard write for the host, sent with the next frame.
     let mut clipboard_out: Vec<u8> = Vec::new();
     let mut help = false;
-    let mut to_child: Vec<u8> = Vec::new();
+    // Keys typed while the colours were asked for go first.
+    let mut to_child: Vec<u8> = typed;
     let mut buf = vec![0u8; 4096];
     let mut master_open = true;
     // Chunks were left waiting when the read budget ran out: look again without sleeping.

@@ -33,6 +33,16 @@ impl HostPty {
     /// [`HostPty::spawn`], with blitty started with `ignored` signals ignored (as a background
     /// job of a script starts with SIGINT and SIGQUIT ignored, or `nohup` with SIGHUP).
     pub fn spawn_ignoring(blitty: &str, args: &[&str], ignored: &'static [i32]) -> HostPty {
+        HostPty::spawn_with(blitty, args, ignored, None)
+    }
+
+    /// [`HostPty::spawn`] with a host that answers queries (DA1, OSC 10/11 from these default
+    /// colours), as a real terminal does.
+    pub fn spawn_answering(blitty: &str, args: &[&str], colours: ([u8; 3], [u8; 3])) -> HostPty {
+        HostPty::spawn_with(blitty, args, &[], Some(colours))
+    }
+
+    fn spawn_with(blitty: &str, args: &[&str], ignored: &'static [i32], answer: Option<([u8; 3], [u8; 3])>) -> HostPty {
         let (master, slave) = blitty_io::pty::pair().expect("a pty");
         let slave_fd: OwnedFd =
             rustix::fs::open(&slave, rustix::fs::OFlags::RDWR | rustix::fs::OFlags::NOCTTY, rustix::fs::Mode::empty())
@@ -58,10 +68,15 @@ impl HostPty {
         }
         let child = cmd.spawn().expect("blitty starts");
         let master = File::from(master);
-        let seen = Arc::new(Mutex::new((Vec::new(), Terminal::with_scrollback(80, 24, 1000))));
+        let mut host = Terminal::with_scrollback(80, 24, 1000);
+        if let Some((fg, bg)) = answer {
+            host.screen_mut().set_default_colors(fg, bg);
+        }
+        let seen = Arc::new(Mutex::new((Vec::new(), host)));
         let reader = {
             let seen = Arc::clone(&seen);
             let mut m = master.try_clone().expect("dup master");
+            let answers = answer.is_some();
             std::thread::spawn(move || {
                 let mut buf = [0u8; 65536];
                 // Ends with EIO once every slave descriptor is closed.
@@ -72,6 +87,10 @@ impl HostPty {
                     let mut s = seen.lock().expect("lock");
                     s.0.extend_from_slice(&buf[..n]);
                     s.1.feed(&buf[..n]);
+                    let replies = s.1.take_replies();
+                    if answers && !replies.is_empty() {
+                        let _ = m.write_all(&replies);
+                    }
                 }
             })
         };
