@@ -320,7 +320,7 @@ impl Grid {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn reset_row(&mut self, id: u32, blank: &Style) {
         let list = &mut self.styles[id as usize];
         if !list.is_empty() {
