@@ -59,6 +59,12 @@ impl Cell {
         self.style
     }
 
+    /// The character bits (scalar value or cluster index, and the flags), as a key.
+    #[inline]
+    pub(crate) fn content(self) -> u32 {
+        self.content
+    }
+
     /// The same cell with another style id.
     #[inline]
     pub fn with_style(self, style: u32) -> Cell {

@@ -142,6 +142,9 @@ impl std::ops::Deref for Line<'_> {
     }
 }
 
+/// Default blanks, as many as the widest row (`term::MAX_COLS`), to clear rows from.
+static BLANK_ROW: [Cell; crate::term::MAX_COLS] = [Cell::blank(0); crate::term::MAX_COLS];
+
 /// A row's list of styles holds at most this many entries (then unused ones are dropped):
 /// twice the width, so that dropping, which visits the row, is paid for by the entries added.
 #[inline]
@@ -331,7 +334,10 @@ impl Grid {
         let meta = &mut self.meta[id as usize];
         let row = &mut self.cells[start..start + self.cols];
         let used = if blank.is_default() {
-            row[..meta.used as usize].fill(Cell::blank(0));
+            // Copied from a row of blanks: memcpy moves 16 or 32 bytes a store where fill
+            // stores one cell at a time (a recycled row is cleared for every line scrolled).
+            let used = (meta.used as usize).min(row.len());
+            row[..used].copy_from_slice(&BLANK_ROW[..used]);
             0
         } else {
             list.push(*blank);

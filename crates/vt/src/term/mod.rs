@@ -129,6 +129,10 @@ pub struct Screen {
     right: usize,
     tabs: Vec<bool>,
     clusters: Interner<Box<str>>,
+    /// Recent (cell content, combining mark) -> cluster id, emptied by every collection.
+    cluster_cache: [(u32, u32, u32); 64],
+    /// Scratch for a cluster's text.
+    cluster_text: String,
     links: Interner<Box<str>>,
     title: String,
     icon_name: String,
@@ -172,6 +176,8 @@ impl Screen {
             right: cols - 1,
             tabs: cursor::default_tabs(cols),
             clusters: Interner::new(&[], 1024),
+            cluster_cache: [(0, 0, u32::MAX); 64],
+            cluster_text: String::new(),
             links: Interner::new(&[], 256),
             title: String::new(),
             icon_name: String::new(),
@@ -401,6 +407,7 @@ impl Screen {
     /// Frees interned clusters and links that no cell (nor the pen, nor a saved cursor) uses
     /// any more.
     fn collect_garbage(&mut self) {
+        self.cluster_cache = [(0, 0, u32::MAX); 64];
         let mut clusters = vec![false; self.clusters.capacity()];
         let scanned = self.main.cells_in_use() + self.alt.cells_in_use();
         self.collections += 1;

@@ -15,11 +15,38 @@ use crate::cell::Cell;
 ///   ranges. A cell holds one or two columns of a character, never more.
 #[inline]
 pub(crate) fn cell_width(c: char) -> Option<usize> {
+    let cp = c as u32;
+    if cp < 0x1_0000 {
+        // The Basic Multilingual Plane from a table of two bits a character (16 KiB, built
+        // once): one load instead of unicode-width's walk through its tables per character.
+        let bits = (bmp_widths()[(cp >> 2) as usize] >> ((cp & 3) * 2)) & 3;
+        return if bits == 3 { None } else { Some(bits as usize) };
+    }
+    table_width(c)
+}
+
+/// `cell_width` as the width table gives it.
+#[inline]
+fn table_width(c: char) -> Option<usize> {
     match c.width() {
         None => None,
         Some(w) if w > 2 => Some(1),
         w => w,
     }
+}
+
+/// `table_width` of every BMP character, two bits each (3: no width).
+fn bmp_widths() -> &'static [u8; 0x4000] {
+    static TABLE: std::sync::OnceLock<Box<[u8; 0x4000]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = Box::new([0u8; 0x4000]);
+        for cp in 0..0x1_0000u32 {
+            // Surrogates are not characters; they never reach here.
+            let bits = char::from_u32(cp).map_or(3, |c| table_width(c).map_or(3, |w| w as u8));
+            t[(cp >> 2) as usize] |= bits << ((cp & 3) * 2);
+        }
+        t
+    })
 }
 
 impl Screen {
@@ -179,25 +206,36 @@ impl Screen {
         if cell.is_spacer() {
             return;
         }
-        // The cluster's text is put together on the stack: no allocation unless it is new.
-        let mut buf = [0u8; MAX_CLUSTER];
-        let len = match (cell.char_value(), cell.cluster_index().and_then(|i| self.clusters.get(i))) {
-            (Some(c), _) => c.encode_utf8(&mut buf).len(),
-            (None, Some(s)) if s.len() <= MAX_CLUSTER => {
-                buf[..s.len()].copy_from_slice(s.as_bytes());
-                s.len()
+        // The same character and mark make the same cluster: text repeats them (accents,
+        // skin tones, flags), and a small cache answers without building and hashing the text.
+        let key = (cell.content(), mark as u32);
+        let slot = ((key.0.wrapping_mul(0x9e37_79b9) ^ key.1.wrapping_mul(0x85eb_ca6b)) >> 26) as usize;
+        let id = match self.cluster_cache[slot] {
+            (content, m, id) if (content, m) == key && id != u32::MAX => id,
+            _ => {
+                // The cluster's text is put together in a reused buffer: no allocation unless
+                // it is new.
+                let mut text = std::mem::take(&mut self.cluster_text);
+                text.clear();
+                match (cell.char_value(), cell.cluster_index().and_then(|i| self.clusters.get(i))) {
+                    (Some(c), _) => text.push(c),
+                    (None, Some(s)) => text.push_str(s),
+                    _ => return,
+                }
+                if text.len() + mark.len_utf8() > MAX_CLUSTER {
+                    self.cluster_text = text;
+                    return;
+                }
+                text.push(mark);
+                if self.clusters.wants_collection() && self.clusters.lookup(text.as_str()).is_none() {
+                    self.collect_garbage();
+                }
+                let id = self.clusters.intern_with(text.as_str(), || text.as_str().into());
+                self.cluster_text = text;
+                self.cluster_cache[slot] = (key.0, key.1, id);
+                id
             }
-            _ => return,
         };
-        if len + mark.len_utf8() > MAX_CLUSTER {
-            return;
-        }
-        let len = len + mark.encode_utf8(&mut buf[len..]).len();
-        let Ok(text) = std::str::from_utf8(&buf[..len]) else { return };
-        if self.clusters.wants_collection() && self.clusters.lookup(text).is_none() {
-            self.collect_garbage();
-        }
-        let id = self.clusters.intern_with(text, || text.into());
         self.grid_mut().row_mut(y)[target] = Cell::cluster(id, cell.is_wide(), cell.style());
         self.touch(y, target, target + 1);
     }
@@ -218,6 +256,20 @@ impl Screen {
                 for _ in 0..n {
                     self.print_char(c);
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod width_tests {
+    use super::*;
+
+    #[test]
+    fn the_width_table_agrees_with_unicode_width_for_every_scalar_value() {
+        for cp in 0..=0x10_FFFFu32 {
+            if let Some(c) = char::from_u32(cp) {
+                assert_eq!(cell_width(c), table_width(c), "U+{cp:04X}");
             }
         }
     }
