@@ -17,7 +17,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Measure speed: every experiment, or one (a full run takes about 10 minutes, --quick 1).
+    /// Measure speed: every experiment, or one (a full run takes about 20 minutes on a 2-core
+    /// machine, most of it the serial-ports ladder; --quick about 2).
     Bench(blitty_lab::cli::BenchArgs),
     /// The benchmarks' C probes, run in a child process of `bench`.
     #[command(hide = true)]
