@@ -72,13 +72,14 @@ pub const COLOUR_QUERY_WAIT: std::time::Duration = std::time::Duration::from_mil
 /// the colours the user sees. The queries are followed by DA1, which every terminal answers:
 /// its answer ends the wait at once on a terminal that does not know OSC 10/11. Called in raw
 /// mode before the program starts; bytes that are not answers (keys typed meanwhile) are
-/// returned to be sent to the program.
-pub fn query_colours(wait: std::time::Duration) -> (Option<(blitty_vt::Rgb, blitty_vt::Rgb)>, Vec<u8>) {
+/// returned to be sent to the program, with whether the terminal answered in time (if not, its
+/// answers may still come, and the caller takes them out of the keys: `parse_colour_answers`).
+pub fn query_colours(wait: std::time::Duration) -> (Option<(blitty_vt::Rgb, blitty_vt::Rgb)>, Vec<u8>, bool) {
     use rustix::event::{poll, PollFd, PollFlags, Timespec};
     let stdout = rustix::stdio::stdout();
     let stdin = rustix::stdio::stdin();
     if rustix::io::write(stdout, b"\x1b]10;?\x1b\\\x1b]11;?\x1b\\\x1b[c").is_err() {
-        return (None, Vec::new());
+        return (None, Vec::new(), true);
     }
     let deadline = std::time::Instant::now() + wait;
     let mut got = Vec::new();
@@ -100,7 +101,9 @@ pub fn query_colours(wait: std::time::Duration) -> (Option<(blitty_vt::Rgb, blit
             Err(_) => break,
         }
     }
-    parse_colour_answers(&got)
+    let answered = has_da1_answer(&got);
+    let (colours, typed) = parse_colour_answers(&got);
+    (colours, typed, answered)
 }
 
 fn has_da1_answer(b: &[u8]) -> bool {

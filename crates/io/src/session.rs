@@ -39,6 +39,10 @@ pub struct Options {
     pub status_colours: (Option<blitty_vt::Color>, Option<blitty_vt::Color>),
 }
 
+/// How long after the start answers to the colour queries are taken out of the keys, when the
+/// terminal did not answer within `host::COLOUR_QUERY_WAIT`.
+const LATE_ANSWERS: Duration = Duration::from_secs(5);
+
 /// How long a message (an unknown key after the prefix) stays on the screen.
 const MESSAGE: Duration = Duration::from_secs(3);
 
@@ -277,7 +281,10 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut size = host::size();
     // The terminal's colours first, before the program can ask for them (see query_colours).
     let raw = RawMode::enter()?;
-    let (colours, typed) = host::query_colours(host::COLOUR_QUERY_WAIT);
+    let (colours, typed, answered) = host::query_colours(host::COLOUR_QUERY_WAIT);
+    // A terminal slower than the wait (a slow ssh link) answers later: its answers must not
+    // reach the program as typed keys, so they are taken out of the keys for a while.
+    let late_answers_until = (!answered).then(|| Instant::now() + LATE_ANSWERS);
     let program = opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
     let mut pty = pty::spawn(&opts.argv, size).map_err(|cause| Error::Spawn { program, cause })?;
     let reader = Reader::start(std::os::fd::AsFd::as_fd(&pty.master))?;
@@ -386,7 +393,12 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                 }
                 Ok(n) => {
                     actions.clear();
-                    keys.feed(&buf[..n], size.rows as usize, &mut actions);
+                    if late_answers_until.is_some_and(|t| Instant::now() < t) {
+                        let (_, keys_only) = host::parse_colour_answers(&buf[..n]);
+                        keys.feed(&keys_only, size.rows as usize, &mut actions);
+                    } else {
+                        keys.feed(&buf[..n], size.rows as usize, &mut actions);
+                    }
                     for a in actions.drain(..) {
                         match a {
                             Action::Forward(bytes) => {
