@@ -419,3 +419,26 @@ fn the_scrollback_mode_searches_selects_and_copies_and_its_label_stays() {
     let screen = t.wait_for("\nback\n");
     assert!(screen.contains("\nback\n") && !screen.contains("[scrollback"), "{screen}");
 }
+
+#[test]
+fn vims_ctrl_bracket_reaches_vim_under_another_prefix() {
+    // vim's "follow tag" key, mapped here to a message so that its arrival shows on the screen.
+    // (Under the default prefix this test fails: blitty takes the key.)
+    assert!(tmux_available());
+    let t = Tmux::start("vim-prefix", &format!("{BLITTY} run --prefix C-a -- vim -u NONE -N"));
+    t.settled();
+    t.text(":nnoremap <C-]> :echo 'ctrl-bracket reached vim'<CR>");
+    t.keys(&["Enter"]);
+    t.settled();
+    t.keys(&["C-]"]);
+    // The echo replaces the command line (which still shows the mapping as typed until then).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut screen = t.capture();
+    while !screen.lines().any(|l| l.trim_end() == "ctrl-bracket reached vim") && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        screen = t.capture();
+    }
+    assert!(screen.lines().any(|l| l.trim_end() == "ctrl-bracket reached vim"), "{screen}");
+    t.text(":qa!");
+    t.keys(&["Enter"]);
+}
