@@ -249,3 +249,13 @@ fn programs_asking_for_the_background_get_the_host_terminals_colours() {
     assert!(host.screen().contains("answer=]11;rgb:ffff/ffff/ffff"), "{}", host.screen());
     assert!(host.wait_exit().success());
 }
+
+#[test]
+fn keys_typed_while_blitty_asks_the_terminal_for_its_colours_reach_the_program() {
+    // This host answers nothing, so blitty waits its whole 300 ms for the colours; keys typed
+    // meanwhile are read with the (missing) answers and must still arrive, as keys.
+    let mut host = HostPty::spawn(BLITTY, &["run", "--", "sh", "-c", "read line; echo \"got=$line\"; sleep 0.3"]);
+    host.send(b"typed early\r");
+    host.wait_for("got=typed early");
+    assert!(host.wait_exit().success());
+}

@@ -317,8 +317,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     // A clipboard write for the host, sent with the next frame.
     let mut clipboard_out: Vec<u8> = Vec::new();
     let mut help = false;
-    // Keys typed while the colours were asked for go first.
-    let mut to_child: Vec<u8> = typed;
+    // Keys typed while the colours were asked for are taken first, as keys (the prefix works).
+    let mut typed = typed;
+    let mut to_child: Vec<u8> = Vec::new();
     let mut buf = vec![0u8; 4096];
     let mut master_open = true;
     // Chunks were left waiting when the read budget ran out: look again without sleeping.
@@ -382,8 +383,16 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         }
 
         // Keys first: they are forwarded before any output is parsed.
-        if key_ready {
-            match rustix::io::read(stdin, &mut buf[..4096]) {
+        if key_ready || !typed.is_empty() {
+            let read = if typed.is_empty() {
+                rustix::io::read(stdin, &mut buf[..4096])
+            } else {
+                let n = typed.len().min(4096);
+                buf[..n].copy_from_slice(&typed[..n]);
+                typed.drain(..n);
+                Ok(n)
+            };
+            match read {
                 Ok(0) => exit = Some(128 + SIGHUP),
                 Ok(_) if help => {
                     // Any key closes the list, and goes no further.
