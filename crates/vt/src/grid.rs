@@ -129,10 +129,6 @@ impl<'a> Line<'a> {
             k => self.styles.get(k as usize - 1).copied().unwrap_or_default(),
         }
     }
-
-    pub fn cells(&self) -> &'a [Cell] {
-        self.cells
-    }
 }
 
 impl std::ops::Deref for Line<'_> {

@@ -88,7 +88,7 @@ impl Underline {
 }
 
 /// Everything a cell can carry besides its character.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Style {
     pub fg: Color,
     pub bg: Color,
@@ -105,29 +105,6 @@ impl Style {
         matches!((self.fg, self.bg, self.underline_color), (Color::Default, Color::Default, Color::Default))
             && self.attrs.0 == 0
             && self.link == 0
-    }
-}
-
-impl Color {
-    /// The colour as one word: tag in the top byte, index or RGB below.
-    #[inline]
-    pub fn packed(self) -> u32 {
-        match self {
-            Color::Default => 0,
-            Color::Indexed(i) => 0x0100_0000 | i as u32,
-            Color::Rgb(r, g, b) => 0x0200_0000 | (r as u32) << 16 | (g as u32) << 8 | b as u32,
-        }
-    }
-}
-
-impl Hash for Style {
-    /// Three words instead of a field-by-field walk: styles are hashed whenever SGR changes
-    /// the pen, which colour-dense output does for every cell.
-    #[inline]
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64((self.fg.packed() as u64) << 32 | self.bg.packed() as u64);
-        state.write_u64((self.underline_color.packed() as u64) << 32 | self.attrs.0 as u64);
-        state.write_u32(self.link);
     }
 }
 
@@ -271,20 +248,6 @@ impl<T: Hash + Eq + Clone> Interner<T> {
         self.intern_with(value, || value.clone())
     }
 
-    /// [`Self::intern`] for a value that is cheap to copy (a style): one hash, new or not.
-    pub fn intern_copy(&mut self, value: T) -> u32
-    where
-        T: Copy,
-    {
-        // One hash: the entry is looked up once, and filled in place when the value is new.
-        use std::collections::hash_map::Entry;
-        let (items, free, added) = (&mut self.items, &mut self.free, &mut self.added);
-        match self.ids.entry(value) {
-            Entry::Occupied(e) => *e.get(),
-            Entry::Vacant(e) => *e.insert(Self::slot_in(items, free, added, value)),
-        }
-    }
-
     /// [`Self::intern`] by a borrowed form of the value (`&str` for `Box<str>`): the owned value
     /// is made only when it is new.
     pub fn intern_with<Q: Hash + Eq + ?Sized>(&mut self, key: &Q, owned: impl Fn() -> T) -> u32
@@ -303,20 +266,15 @@ impl<T: Hash + Eq + Clone> Interner<T> {
 
     /// Stores a new value in a free slot (or a new one) and counts it against the allowance.
     fn slot(&mut self, value: T) -> u32 {
-        Self::slot_in(&mut self.items, &mut self.free, &mut self.added, value)
-    }
-
-    /// [`Self::slot`] on the fields, for callers holding a borrow of `ids`.
-    fn slot_in(items: &mut Vec<Option<T>>, free: &mut Vec<u32>, added: &mut usize, value: T) -> u32 {
-        *added += 1;
-        match free.pop() {
+        self.added += 1;
+        match self.free.pop() {
             Some(id) => {
-                items[id as usize] = Some(value);
+                self.items[id as usize] = Some(value);
                 id
             }
             None => {
-                items.push(Some(value));
-                (items.len() - 1) as u32
+                self.items.push(Some(value));
+                (self.items.len() - 1) as u32
             }
         }
     }

@@ -220,9 +220,9 @@ impl Screen {
                 match (cell.char_value(), cell.cluster_index().and_then(|i| self.clusters.get(i))) {
                     (Some(c), _) => text.push(c),
                     (None, Some(s)) => text.push_str(s),
-                    _ => return,
+                    _ => {}
                 }
-                if text.len() + mark.len_utf8() > MAX_CLUSTER {
+                if text.is_empty() || text.len() + mark.len_utf8() > MAX_CLUSTER {
                     self.cluster_text = text;
                     return;
                 }
