@@ -148,7 +148,7 @@ impl CopyMode {
         let mut at = 0;
         while at < input.len() && !out.leave {
             let rest = &input[at..];
-            let n = match key_len(rest) {
+            let n = match crate::keys::key_len(rest, false) {
                 Some(n) => n,
                 None => {
                     self.pending = rest.to_vec();
@@ -415,27 +415,6 @@ impl CopyMode {
             }
         };
         presenter.overlay(0, &format!(" {label} "), out);
-    }
-}
-
-/// The length of the key at the front of `input`, or `None` when a sequence is cut off.
-fn key_len(input: &[u8]) -> Option<usize> {
-    match input {
-        [0x1b] => Some(1),
-        [0x1b, b'[', rest @ ..] => rest.iter().position(|b| (0x40..=0x7e).contains(b)).map(|i| i + 3),
-        [0x1b, b'O'] => None,
-        [0x1b, b'O', _, ..] => Some(3),
-        [0x1b, ..] => Some(1),
-        [b, ..] => {
-            let n = match b {
-                0xc0..=0xdf => 2,
-                0xe0..=0xef => 3,
-                0xf0..=0xf7 => 4,
-                _ => 1,
-            };
-            (input.len() >= n).then_some(n)
-        }
-        [] => Some(0),
     }
 }
 

@@ -107,10 +107,14 @@ pub fn query_colours(wait: std::time::Duration) -> (Option<(blitty_vt::Rgb, blit
 }
 
 fn has_da1_answer(b: &[u8]) -> bool {
-    b.windows(3).enumerate().any(|(i, w)| {
-        w == b"\x1b[?"
-            && b[i + 3..].iter().position(|&c| !(c.is_ascii_digit() || c == b';')).is_some_and(|j| b[i + 3 + j] == b'c')
-    })
+    (0..b.len()).any(|i| da1_answer_len(&b[i..]).is_some())
+}
+
+/// The length of the DA1 answer (`ESC [ ? Ps ; ... c`) at the front of `b`, if one is there.
+fn da1_answer_len(b: &[u8]) -> Option<usize> {
+    let params = b.strip_prefix(b"\x1b[?")?;
+    let j = params.iter().position(|&c| !(c.is_ascii_digit() || c == b';'))?;
+    (params[j] == b'c').then_some(3 + j + 1)
 }
 
 /// Takes the OSC 10/11 and DA1 answers out of `b`: the two colours if both came, and the
@@ -139,13 +143,9 @@ pub fn parse_colour_answers(b: &[u8]) -> (Option<(blitty_vt::Rgb, blitty_vt::Rgb
                 continue;
             }
         }
-        if b[i..].starts_with(b"\x1b[?") {
-            if let Some(j) = b[i + 3..].iter().position(|&c| !(c.is_ascii_digit() || c == b';')) {
-                if b[i + 3 + j] == b'c' {
-                    i += 3 + j + 1;
-                    continue;
-                }
-            }
+        if let Some(n) = da1_answer_len(&b[i..]) {
+            i += n;
+            continue;
         }
         rest.push(b[i]);
         i += 1;

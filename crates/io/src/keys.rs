@@ -71,20 +71,25 @@ pub fn key_name(key: &[u8]) -> String {
 }
 
 /// The length of the key at the front of `input`: an escape sequence (CSI or SS3, as
-/// function and cursor keys send), an Alt-key pair, or one UTF-8 character.
-fn key_len(input: &[u8]) -> usize {
+/// function and cursor keys send), an Alt-key pair (with `alt`; else Escape alone), or one
+/// UTF-8 character. `None` when the key is cut off at the end of `input`.
+pub(crate) fn key_len(input: &[u8], alt: bool) -> Option<usize> {
     match input {
-        [0x1b, b'[', rest @ ..] => rest.iter().position(|b| (0x40..=0x7e).contains(b)).map_or(input.len(), |i| i + 3),
-        [0x1b, b'O', _, ..] => 3,
-        [0x1b, _, ..] => 2,
-        [b, ..] => match b {
-            0xc0..=0xdf => 2,
-            0xe0..=0xef => 3,
-            0xf0..=0xf7 => 4,
-            _ => 1,
+        [] => Some(0),
+        [0x1b] => Some(1),
+        [0x1b, b'[', rest @ ..] => rest.iter().position(|b| (0x40..=0x7e).contains(b)).map(|i| i + 3),
+        [0x1b, b'O'] => None,
+        [0x1b, b'O', _, ..] => Some(3),
+        [0x1b, ..] => Some(if alt { 2 } else { 1 }),
+        [b, ..] => {
+            let n = match b {
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf7 => 4,
+                _ => 1,
+            };
+            (input.len() >= n).then_some(n)
         }
-        .min(input.len()),
-        [] => 0,
     }
 }
 
@@ -173,7 +178,8 @@ impl Keys {
                     }
                     input = &input[n..];
                 } else {
-                    let n = key_len(input);
+                    // A key cut off by the end of the read is taken as what arrived.
+                    let n = key_len(input, true).unwrap_or(input.len());
                     actions.push(Action::Command(input[..n].to_vec()));
                     input = &input[n..];
                 }
