@@ -11,7 +11,7 @@
 
 use std::fs::OpenOptions;
 use std::io::{self, Write};
-use std::os::fd::{AsFd, AsRawFd};
+use std::os::fd::AsFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -46,15 +46,11 @@ fn describe(pid: i32) -> String {
 
 /// Takes `flock` on the open device `fd`.
 pub fn flock(fd: impl AsFd, device: &Path) -> Result<(), Error> {
-    // SAFETY: flock on a valid descriptor; it touches no memory.
-    let rc = unsafe { libc::flock(fd.as_fd().as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc == 0 {
-        return Ok(());
-    }
-    let err = io::Error::last_os_error();
     let path = device.display().to_string();
-    if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
-        return Err(Error::Other { path, cause: err });
+    match rustix::fs::flock(fd, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => return Ok(()),
+        Err(rustix::io::Errno::WOULDBLOCK) => {}
+        Err(e) => return Err(Error::Other { path, cause: e.into() }),
     }
     match std::fs::metadata(device).ok().and_then(|m| flock_holder(m.ino())) {
         Some(pid) => Err(Error::Held { path, pid: pid.to_string(), what: describe(pid) }),
@@ -79,9 +75,12 @@ fn read_pid(path: &Path) -> Option<i32> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
+/// Whether process `pid` exists (signal 0; a process of another user answers EPERM).
 fn alive(pid: i32) -> bool {
-    // SAFETY: kill with signal 0 only checks that the process exists.
-    pid > 0 && (unsafe { libc::kill(pid, 0) } == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+    match rustix::process::Pid::from_raw(pid) {
+        Some(p) => matches!(rustix::process::test_kill_process(p), Ok(()) | Err(rustix::io::Errno::PERM)),
+        None => false,
+    }
 }
 
 /// The lock file's name for `device`: `LCK..` and its path under /dev, `/` as `_`.
