@@ -87,6 +87,12 @@ pub struct Args {
     fastport: bool,
 }
 
+/// A word of the config file (`parity = "even"`) as the option's value; config.rs checks the
+/// words against the same names.
+fn word<T: clap::ValueEnum>(w: &Option<String>) -> Option<T> {
+    w.as_deref().and_then(|w| T::from_str(w, false).ok())
+}
+
 /// Runs the console (or --fastport) and returns the exit status to leave with.
 pub fn run(args: Args) -> Result<i32> {
     let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
@@ -109,25 +115,15 @@ pub fn run(args: Args) -> Result<i32> {
         println!("{stty}");
         return Ok(0);
     }
-    let parity = match args.parity {
-        Some(ParityArg::Odd) => Parity::Odd,
-        Some(ParityArg::Even) => Parity::Even,
-        Some(ParityArg::None) => Parity::None,
-        None => match file.parity.as_deref() {
-            Some("odd") => Parity::Odd,
-            Some("even") => Parity::Even,
-            _ => Parity::None,
-        },
+    let parity = match args.parity.or_else(|| word(&file.parity)).unwrap_or(ParityArg::None) {
+        ParityArg::None => Parity::None,
+        ParityArg::Odd => Parity::Odd,
+        ParityArg::Even => Parity::Even,
     };
-    let flow = match args.flow {
-        Some(FlowArg::Soft) => Flow::Soft,
-        Some(FlowArg::Hard) => Flow::Hard,
-        Some(FlowArg::None) => Flow::None,
-        None => match file.flow.as_deref() {
-            Some("soft") => Flow::Soft,
-            Some("hard") => Flow::Hard,
-            _ => Flow::None,
-        },
+    let flow = match args.flow.or_else(|| word(&file.flow)).unwrap_or(FlowArg::None) {
+        FlowArg::None => Flow::None,
+        FlowArg::Soft => Flow::Soft,
+        FlowArg::Hard => Flow::Hard,
     };
     let settings = Settings {
         baud: args.baud.or(file.baud).unwrap_or(115_200),
