@@ -367,16 +367,7 @@ fn a_programs_clipboard_write_reaches_the_host_and_a_read_is_refused() {
     t.keys(&["Enter"]);
     let screen = t.wait_for("rc=0");
     assert!(screen.contains("answer=[]"), "a clipboard read was answered: {screen}");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let mut buffer = String::new();
-    while std::time::Instant::now() < deadline {
-        buffer = String::from_utf8_lossy(&t.tmux(&["show-buffer"]).stdout).into_owned();
-        if buffer == "copied over ssh" {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(30));
-    }
-    assert_eq!(buffer, "copied over ssh", "screen:\n{screen}");
+    assert_eq!(t.wait_for_buffer("copied over ssh"), "copied over ssh", "screen:\n{screen}");
 }
 
 #[test]
@@ -393,18 +384,12 @@ fn the_scrollback_mode_searches_selects_and_copies_and_its_label_stays() {
     t.wait_for("[scrollback");
     t.text("?entry 1000");
     t.keys(&["Enter"]);
-    let screen = t.wait_for("entry 1000\n");
+    let screen = t.wait_for_line("entry 1000");
     assert!(screen.lines().any(|l| l.trim_end() == "entry 1000"), "{screen}");
     assert!(screen.contains("[scrollback"), "the label stays: {screen}");
     // Select the whole line and copy it: it arrives in the host's clipboard (tmux's buffer).
     t.keys(&["V", "y"]);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let mut buffer = String::new();
-    while std::time::Instant::now() < deadline && buffer != "entry 1000\n" {
-        buffer = String::from_utf8_lossy(&t.tmux(&["show-buffer"]).stdout).into_owned();
-        std::thread::sleep(std::time::Duration::from_millis(30));
-    }
-    assert_eq!(buffer, "entry 1000\n");
+    assert_eq!(t.wait_for_buffer("entry 1000\n"), "entry 1000\n");
     let screen = t.wait_for("entry 6000\n$");
     assert!(!screen.contains("[scrollback"), "y left the mode: {screen}");
     // G goes to the live screen and the label stays while the mode is on; q leaves.
@@ -432,12 +417,7 @@ fn vims_ctrl_bracket_reaches_vim_under_another_prefix() {
     t.settled();
     t.keys(&["C-]"]);
     // The echo replaces the command line (which still shows the mapping as typed until then).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let mut screen = t.capture();
-    while !screen.lines().any(|l| l.trim_end() == "ctrl-bracket reached vim") && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(30));
-        screen = t.capture();
-    }
+    let screen = t.wait_for_line("ctrl-bracket reached vim");
     assert!(screen.lines().any(|l| l.trim_end() == "ctrl-bracket reached vim"), "{screen}");
     t.text(":qa!");
     t.keys(&["Enter"]);

@@ -59,15 +59,26 @@ fn read_for(f: &File, wait: Duration, out: &mut Vec<u8>) -> usize {
 
 /// Starts `blitty serial PORT ARGS` in tmux and waits for its banner.
 fn console(name: &str, port: &str, args: &str) -> Tmux {
-    let t = Tmux::start(name, &format!("{BLITTY} serial {port} {args}; echo \"blitty ended: $?\"; sleep 60"));
-    let screen = t.wait_for("Ctrl-] q quits");
-    assert!(screen.contains("Ctrl-] q quits"), "no banner:\n{screen}");
+    console_with(name, &format!("{port} {args}"), "Ctrl-]")
+}
+
+/// Starts `blitty serial ARGS` in tmux and waits for its banner, which names `prefix`.
+fn console_with(name: &str, args: &str, prefix: &str) -> Tmux {
+    let t = Tmux::start(name, &format!("{BLITTY} serial {args}; echo \"blitty ended: $?\"; sleep 60"));
+    let banner = format!("{prefix} q quits");
+    let screen = t.wait_for(&banner);
+    assert!(screen.contains(&banner), "no banner:\n{screen}");
     t
 }
 
 /// Quits with Ctrl-] q and checks blitty ended with status 0.
 fn quit(t: &Tmux) {
-    t.keys(&["C-]", "q"]);
+    quit_with(t, "C-]");
+}
+
+/// Quits with the prefix `key` (tmux's name) and q, and checks blitty ended with status 0.
+fn quit_with(t: &Tmux, key: &str) {
+    t.keys(&[key, "q"]);
     let screen = t.wait_for("blitty ended:");
     assert!(screen.contains("blitty ended: 0"), "{screen}");
 }
@@ -400,12 +411,7 @@ fn the_help_lists_every_command_on_its_own_row_and_unknown_keys_are_named() {
         return;
     }
     let c = cable();
-    let t = Tmux::start(
-        "serial-help",
-        &format!("{BLITTY} serial {} --prefix C-t; echo \"blitty ended: $?\"; sleep 60", c.port),
-    );
-    let screen = t.wait_for("Ctrl-T q quits");
-    assert!(screen.contains("Ctrl-T q quits"), "no banner:\n{screen}");
+    let t = console_with("serial-help", &format!("{} --prefix C-t", c.port), "Ctrl-T");
     t.keys(&["C-t", "?"]);
     let screen = t.wait_for("toggle RTS");
     for want in ["quit", "XMODEM-1K", "hex view", "toggle DTR", "toggle RTS", "scrollback", "send Ctrl-T to the line"] {
@@ -416,9 +422,7 @@ fn the_help_lists_every_command_on_its_own_row_and_unknown_keys_are_named() {
     let screen = t.wait_for("not a command");
     assert!(screen.contains("Ctrl-T z: not a command — Ctrl-T ? for help"), "{screen}");
     assert!(!screen.contains("toggle RTS"), "the help closed:\n{screen}");
-    t.keys(&["C-t", "q"]);
-    let screen = t.wait_for("blitty ended:");
-    assert!(screen.contains("blitty ended: 0"), "{screen}");
+    quit_with(&t, "C-t");
 }
 
 #[test]
@@ -499,15 +503,10 @@ fn a_named_profile_in_the_config_file_opens_its_device_with_its_settings() {
         format!("prefix = \"C-t\"\n[serial]\nbaud = 57600\ndatabits = 7\n[serial.profiles.bench]\ndevice = \"{}\"\nparity = \"even\"\n", c.port),
     )
     .expect("config");
-    let t = Tmux::start(
-        "serial-profile",
-        &format!("{BLITTY} serial bench --config {}; echo \"blitty ended: $?\"; sleep 60", config.display()),
-    );
-    let screen = t.wait_for("Ctrl-T q quits");
+    let t = console_with("serial-profile", &format!("bench --config {}", config.display()), "Ctrl-T");
+    let screen = t.wait_for(&format!("{} at 57600 7E1", c.port));
     assert!(screen.contains(&format!("{} at 57600 7E1", c.port)), "{screen}");
-    t.keys(&["C-t", "q"]);
-    let screen = t.wait_for("blitty ended:");
-    assert!(screen.contains("blitty ended: 0"), "{screen}");
+    quit_with(&t, "C-t");
 }
 
 #[test]

@@ -88,6 +88,32 @@ impl Tmux {
 }
 
 impl Tmux {
+    /// Waits until tmux's newest paste buffer (what a clipboard write put there) is `want` (at
+    /// most 30 s); returns its last content.
+    pub fn wait_for_buffer(&self, want: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let buffer = String::from_utf8_lossy(&self.tmux(&["show-buffer"]).stdout).into_owned();
+            if buffer == want || Instant::now() > deadline {
+                return buffer;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    /// Waits until a row of the pane is `line` (trailing blanks aside; at most 30 s); returns
+    /// the last screen either way.
+    pub fn wait_for_line(&self, line: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let screen = self.capture();
+            if screen.lines().any(|l| l.trim_end() == line) || Instant::now() > deadline {
+                return screen;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
     /// Waits until the format `f` expands to `want` (at most 30 s); returns its last value.
     pub fn wait_until_format(&self, f: &str, want: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(30);
