@@ -42,7 +42,6 @@ use rustix::io::Errno;
 
 use crate::copymode::CopyMode;
 use crate::host::{self, RawMode};
-use crate::keys::Scroll;
 use crate::keys::{self, Action, Keys, Prefix};
 use crate::serial::{self, Line, Map, Settings};
 use crate::session::{clipboard_write, present, resize_host, restore_host, timespec, Output};
@@ -789,8 +788,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                         }
                                     }
                                 }
-                                Action::Scroll(Scroll::By(back)) => {
-                                    copy.enter(c.active().screen(), back.max(0) as usize);
+                                Action::Scrollback(back) => {
+                                    copy.enter(c.active().screen(), back);
                                     presenter.set_mouse_for_blitty(true);
                                     presenter.invalidate();
                                     c.dirty = true;

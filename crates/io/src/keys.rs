@@ -114,16 +114,11 @@ pub fn help_rows(prefix: Prefix, commands: &[(&str, &str)], target: &str) -> Vec
     rows.iter().map(|r| format!("{r:wide$}")).collect()
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scroll {
-    /// Enter the scrollback mode this many lines back.
-    By(isize),
-}
-
 #[derive(Debug, PartialEq, Eq)]
 pub enum Action {
     Forward(Vec<u8>),
-    Scroll(Scroll),
+    /// Enter the scrollback mode this many lines back.
+    Scrollback(usize),
     /// Another key after the prefix (its whole escape sequence for a function key).
     Command(Vec<u8>),
     /// Keys typed in the scrollback mode (`copymode`), which reads them itself.
@@ -137,12 +132,13 @@ pub struct Keys {
     pub scrolling: bool,
 }
 
-/// Recognises a navigation key at the front of `input`: (its length, the scroll it means).
-fn navigation(input: &[u8], page: isize) -> Option<(usize, Scroll)> {
+/// Recognises a navigation key at the front of `input`: (its length, the lines back it means;
+/// negative is forward).
+fn navigation(input: &[u8], page: isize) -> Option<(usize, isize)> {
     // Lines back per key: a page for PageUp/PageDown, one for the arrows (both encodings).
     let keys: [(&[u8], isize); 6] =
         [(b"\x1b[5~", page), (b"\x1b[6~", -page), (b"\x1b[A", 1), (b"\x1bOA", 1), (b"\x1b[B", -1), (b"\x1bOB", -1)];
-    keys.iter().find(|(seq, _)| input.starts_with(seq)).map(|(seq, k)| (seq.len(), Scroll::By(*k)))
+    keys.iter().find(|(seq, _)| input.starts_with(seq)).map(|(seq, k)| (seq.len(), *k))
 }
 
 impl Keys {
@@ -169,12 +165,12 @@ impl Keys {
                     input = &input[1..];
                 } else if input[0] == b'[' {
                     self.scrolling = true;
-                    actions.push(Action::Scroll(Scroll::By(page)));
+                    actions.push(Action::Scrollback(page as usize));
                     input = &input[1..];
-                } else if let Some((n, s @ Scroll::By(k))) = navigation(input, page) {
+                } else if let Some((n, k)) = navigation(input, page) {
                     if k > 0 {
                         self.scrolling = true;
-                        actions.push(Action::Scroll(s));
+                        actions.push(Action::Scrollback(k as usize));
                     }
                     input = &input[n..];
                 } else {
@@ -221,13 +217,13 @@ mod tests {
     #[test]
     fn prefix_pageup_enters_scrollback_which_then_reads_every_key() {
         let mut k = Keys::default();
-        assert_eq!(run(&mut k, b"a\x1d\x1b[5~"), [Action::Forward(b"a".to_vec()), Action::Scroll(Scroll::By(23))]);
+        assert_eq!(run(&mut k, b"a\x1d\x1b[5~"), [Action::Forward(b"a".to_vec()), Action::Scrollback(23)]);
         assert!(k.scrolling);
         // The scrollback mode reads every key until the session says it is over.
         assert_eq!(run(&mut k, b"kj\x1dq"), [Action::Copy(b"kj\x1dq".to_vec())]);
         k.scrolling = false;
         assert_eq!(run(&mut k, b"z"), [Action::Forward(b"z".to_vec())]);
-        assert_eq!(run(&mut k, b"\x1d[?abc"), [Action::Scroll(Scroll::By(23)), Action::Copy(b"?abc".to_vec())]);
+        assert_eq!(run(&mut k, b"\x1d[?abc"), [Action::Scrollback(23), Action::Copy(b"?abc".to_vec())]);
     }
 
     #[test]
@@ -275,6 +271,6 @@ mod tests {
         assert_eq!(run(&mut k, b"\x1d"), []);
         assert_eq!(run(&mut k, b"\x1d"), [Action::Forward(vec![PREFIX])]);
         assert_eq!(run(&mut k, b"\x1d"), []);
-        assert_eq!(run(&mut k, b"["), [Action::Scroll(Scroll::By(23))]);
+        assert_eq!(run(&mut k, b"["), [Action::Scrollback(23)]);
     }
 }

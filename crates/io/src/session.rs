@@ -18,7 +18,7 @@ use rustix::io::Errno;
 
 use crate::copymode::CopyMode;
 use crate::host::{self, RawMode};
-use crate::keys::{self, Action, Keys, Prefix, Scroll};
+use crate::keys::{self, Action, Keys, Prefix};
 use crate::pty::{self, Size};
 use crate::reader::{Chunk, Reader};
 use crate::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
@@ -425,8 +425,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                 message = Some((text, Instant::now() + MESSAGE));
                                 dirty = true;
                             }
-                            Action::Scroll(Scroll::By(back)) => {
-                                copy.enter(term.screen(), back.max(0) as usize);
+                            Action::Scrollback(back) => {
+                                copy.enter(term.screen(), back);
                                 presenter.set_mouse_for_blitty(true);
                                 presenter.invalidate();
                                 dirty = true;
