@@ -1,7 +1,8 @@
 //! The child's output, read on a thread of its own: while the event loop parses one chunk,
 //! the next is already being read, so the pty keeps flowing at the pace of the program rather
 //! than at the pace of read, parse, read (ghostty reads its pty on a thread for the same
-//! reason). Chunks of up to 64 KiB go to the loop through a bounded queue; when the loop falls
+//! reason). The reads made while the pty has more at once are gathered into chunks of up to
+//! 64 KiB, which go to the loop through a bounded queue; when the loop falls
 //! behind, the queue fills, the reader stops reading, the pty fills and the program waits:
 //! flow control, with no byte dropped. Each chunk wakes the loop through an eventfd it polls.
 
@@ -10,12 +11,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, Sender, SyncSender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use rustix::event::{eventfd, poll, EventfdFlags, PollFd, PollFlags};
 use rustix::io::Errno;
 
-/// Bytes a chunk holds at most (one read).
+/// Bytes a chunk holds at most (the reads made while the pty had more at once).
 pub const CHUNK: usize = 64 * 1024;
+/// A chunk with less room than this goes to the loop (a pty read returns at most 4 KiB).
+const MIN_ROOM: usize = 4096;
+/// How long a chunk is held for more in a flood (see `read_loop`): well under a frame.
+const HOLD: Duration = Duration::from_millis(1);
 /// Chunks waiting for the loop at most: 256 KiB read ahead.
 const QUEUE: usize = 4;
 /// Chunks read at most once told to finish: a program that goes on writing (a background job
@@ -54,8 +60,14 @@ pub struct Reader {
 
 impl Reader {
     /// Starts reading `master` (a duplicate is kept by the thread).
+    ///
+    /// The master's open file description is made non-blocking (the duplicate shares it): the
+    /// reader reads until the pty has nothing more before it waits, and the loop's writes of
+    /// keys to the program never block on a program that does not read them.
     pub fn start(master: BorrowedFd<'_>) -> std::io::Result<Reader> {
         let master = master.try_clone_to_owned()?;
+        let flags = rustix::fs::fcntl_getfl(&master)?;
+        rustix::fs::fcntl_setfl(&master, flags | rustix::fs::OFlags::NONBLOCK)?;
         let wake = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
         let stop = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
         let (tx, rx) = sync_channel(QUEUE);
@@ -154,20 +166,69 @@ fn read_loop(
     };
     let mut finishing = false;
     let mut final_chunks = 0;
+    let mut buf: Vec<u8> = Vec::new();
+    // When the last chunk went to the loop, and when the chunk being filled got its first byte.
+    let mut last_send = Instant::now() - HOLD;
+    let mut first_at: Option<Instant> = None;
     loop {
-        if !finishing {
-            let mut fds = [PollFd::new(&master, PollFlags::IN), PollFd::new(&stop, PollFlags::IN)];
-            match poll(&mut fds, None) {
-                Ok(_) => {}
-                Err(Errno::INTR) => continue,
-                Err(_) => break,
+        if buf.capacity() == 0 {
+            buf = recycled.try_recv().unwrap_or_default();
+            buf.clear();
+            buf.reserve_exact(CHUNK);
+        }
+        // Into the buffer's spare room, never zeroed first (a read is a few KiB: clearing 64
+        // KiB before each one cost more than the read).
+        match rustix::io::read(&master, rustix::buffer::spare_capacity(&mut buf)) {
+            Ok(0) | Err(Errno::IO) => break,
+            Ok(_) => {
+                // Coalesce: while the pty has more at once and the chunk has room for another
+                // read (the line discipline hands over at most 4 KiB a read), read on; the loop
+                // then wakes once per flood chunk, not once per read.
+                if buf.capacity() - buf.len() >= MIN_ROOM {
+                    continue;
+                }
+                if !send(Chunk::Data(std::mem::take(&mut buf))) {
+                    return thread_stats();
+                }
+                last_send = Instant::now();
+                first_at = None;
+                if finishing {
+                    final_chunks += 1;
+                    if final_chunks > FINAL_CHUNKS {
+                        break;
+                    }
+                }
+                continue;
             }
-            finishing = fds[1].revents().contains(PollFlags::IN);
-            if finishing && !fds[0].revents().intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) {
-                // Told to finish with nothing waiting: done.
-                break;
+            Err(Errno::INTR) => continue,
+            Err(Errno::AGAIN) => {}
+            Err(_) => break,
+        }
+        // Nothing more there now. In a flood (the last chunk went out moments ago) the program
+        // is about to write more: hold the chunk up to HOLD from its first byte, so the loop
+        // wakes once per HOLD rather than once per read (each wake-up costs the loop a poll, a
+        // read of the eventfd and two context switches: more than parsing the few KiB). Output
+        // after a pause (an echo, a prompt) goes at once.
+        if !buf.is_empty() && !finishing && last_send.elapsed() < HOLD {
+            let held = first_at.get_or_insert_with(Instant::now).elapsed();
+            if held < HOLD {
+                let wait = HOLD - held;
+                let ts = rustix::event::Timespec { tv_sec: 0, tv_nsec: wait.as_nanos() as i64 };
+                let mut fds = [PollFd::new(&master, PollFlags::IN), PollFd::new(&stop, PollFlags::IN)];
+                if matches!(poll(&mut fds, Some(&ts)), Ok(n) if n > 0) && fds[1].revents().is_empty() {
+                    continue;
+                }
             }
-        } else {
+        }
+        // What was read goes to the loop, then wait.
+        if !buf.is_empty() {
+            if !send(Chunk::Data(std::mem::take(&mut buf))) {
+                return thread_stats();
+            }
+            last_send = Instant::now();
+            first_at = None;
+        }
+        if finishing {
             // Finishing: only what is there now, and not forever.
             final_chunks += 1;
             if final_chunks > FINAL_CHUNKS {
@@ -175,23 +236,25 @@ fn read_loop(
             }
             let mut fds = [PollFd::new(&master, PollFlags::IN)];
             let ready = poll(&mut fds, Some(&rustix::event::Timespec { tv_sec: 0, tv_nsec: 0 }));
-            if !matches!(ready, Ok(n) if n > 0) || !fds[0].revents().intersects(PollFlags::IN) {
+            if !matches!(ready, Ok(n) if n > 0) || !fds[0].revents().intersects(PollFlags::IN | PollFlags::HUP) {
                 break;
             }
+            continue;
         }
-        let mut buf = recycled.try_recv().unwrap_or_default();
-        buf.resize(CHUNK, 0);
-        match rustix::io::read(&master, &mut buf) {
-            Ok(0) | Err(Errno::IO) => break,
-            Ok(n) => {
-                buf.truncate(n);
-                if !send(Chunk::Data(buf)) {
-                    return thread_stats();
-                }
-            }
-            Err(Errno::INTR) | Err(Errno::AGAIN) => {}
+        let mut fds = [PollFd::new(&master, PollFlags::IN), PollFd::new(&stop, PollFlags::IN)];
+        match poll(&mut fds, None) {
+            Ok(_) => {}
+            Err(Errno::INTR) => continue,
             Err(_) => break,
         }
+        finishing = fds[1].revents().contains(PollFlags::IN);
+        if finishing && !fds[0].revents().intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) {
+            // Told to finish with nothing waiting: done.
+            break;
+        }
+    }
+    if !buf.is_empty() {
+        send(Chunk::Data(buf));
     }
     send(Chunk::End);
     thread_stats()
