@@ -17,14 +17,38 @@ const SIMPLE: [(u16, u8); 9] = [
     (Attrs::OVERLINE, 53),
 ];
 
+/// Appends `sep` and `n` in decimal. (Frames of colour-dense screens write several numbers
+/// per cell: `write!` cost more than building the rest of the frame.)
+#[inline]
+fn num(out: &mut Vec<u8>, sep: u8, n: u8) {
+    out.push(sep);
+    if n >= 100 {
+        out.push(b'0' + n / 100);
+    }
+    if n >= 10 {
+        out.push(b'0' + n / 10 % 10);
+    }
+    out.push(b'0' + n % 10);
+}
+
 fn color(out: &mut Vec<u8>, c: Color, base: u8, bright: u8, extended: u8) {
-    let _ = match c {
-        Color::Default => write!(out, ";{}", extended + 1),
-        Color::Indexed(i) if i < 8 => write!(out, ";{}", base + i),
-        Color::Indexed(i) if i < 16 => write!(out, ";{}", bright + i - 8),
-        Color::Indexed(i) => write!(out, ";{extended};5;{i}"),
-        Color::Rgb(r, g, b) => write!(out, ";{extended};2;{r};{g};{b}"),
-    };
+    match c {
+        Color::Default => num(out, b';', extended + 1),
+        Color::Indexed(i) if i < 8 => num(out, b';', base + i),
+        Color::Indexed(i) if i < 16 => num(out, b';', bright + i - 8),
+        Color::Indexed(i) => {
+            num(out, b';', extended);
+            out.extend_from_slice(b";5");
+            num(out, b';', i);
+        }
+        Color::Rgb(r, g, b) => {
+            num(out, b';', extended);
+            out.extend_from_slice(b";2");
+            num(out, b';', r);
+            num(out, b';', g);
+            num(out, b';', b);
+        }
+    }
 }
 
 /// Appends the SGR sequence taking the pen from `from` to `to` (nothing when equal).
@@ -46,7 +70,7 @@ pub fn transition(out: &mut Vec<u8>, from: &Style, to: &Style) {
     let start = out.len();
     for &(bit, code) in &SIMPLE {
         if ta.has(bit) && !base.attrs.has(bit) {
-            let _ = write!(out, ";{code}");
+            num(out, b';', code);
         }
     }
     let u = ta.underline();
@@ -131,6 +155,24 @@ mod tests {
                 let s = t.screen();
                 let row = s.row(0);
                 assert_eq!(row.style(row[0]), *to, "from {from:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_colour_number_is_written_as_the_engine_reads_it() {
+        let mut t = blitty_vt::Terminal::new(4, 1);
+        for v in 0..=255u8 {
+            for to in [
+                Style { fg: Color::Indexed(v), bg: Color::Indexed(255 - v), ..Style::default() },
+                Style { fg: Color::Rgb(v, 255 - v, v / 2), bg: Color::Rgb(v / 3, v, 7), ..Style::default() },
+            ] {
+                let mut bytes = b"\x1b[H".to_vec();
+                transition(&mut bytes, &Style::default(), &to);
+                bytes.extend_from_slice(b"x\x1b[0m");
+                t.feed(&bytes);
+                let row = t.screen().row(0);
+                assert_eq!(row.style(row[0]), to, "{:?}", String::from_utf8_lossy(&bytes));
             }
         }
     }
