@@ -303,10 +303,18 @@ fn unplugging_the_device_keeps_the_log_and_replugging_reconnects() {
     let t = console("replug", &link.display().to_string(), &format!("--log {}", log.display()));
     (&first.master).write_all(b"before the unplug\r\n").expect("write");
     t.wait_for("before the unplug");
+    let old_port = first.port.clone();
+    let old_lock = blitty_io::lock::lock_name(std::path::Path::new(&old_port));
     drop(first);
     let _ = std::fs::remove_file(&link);
     let screen = t.wait_for("waiting for it to come back");
     assert!(screen.contains("waiting for it to come back"), "{screen}");
+    // The device's name is free while it is away (another device may get it): no lock file
+    // is left on it.
+    for dir in blitty_io::lock::LOCK_DIRS {
+        let file = std::path::Path::new(dir).join(&old_lock);
+        assert!(!file.exists(), "{} still locked while the device is away", file.display());
+    }
     // Not a wait for a condition: the device stays away for a while (several reconnection
     // attempts fail) before it comes back.
     std::thread::sleep(Duration::from_millis(500));

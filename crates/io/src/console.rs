@@ -277,6 +277,10 @@ struct Console {
     line: Option<OwnedFd>,
     /// Gives the device its settings back when the console ends or the device goes away.
     device_guard: Option<crate::restore::DeviceGuard>,
+    /// The UUCP lock file, held while the device is there: a device that goes away frees its
+    /// name (a pty's number, a USB adapter's ttyUSBn may go to another device meanwhile), and
+    /// the lock is taken again when it comes back.
+    lock_file: Option<crate::lock::LockFile>,
     log: Option<Log>,
     term: Terminal,
     hex_term: Terminal,
@@ -356,6 +360,7 @@ impl Console {
     fn disconnected(&mut self, why: &str) -> Result<(), Error> {
         self.line = None;
         self.device_guard = None;
+        self.lock_file = None;
         self.to_line.clear();
         if self.transfer.take().is_some() {
             self.say("transfer aborted: the device went away");
@@ -370,8 +375,18 @@ impl Console {
     }
 
     fn try_reconnect(&mut self) -> Result<(), Error> {
+        let lock = if self.opts.lock {
+            let dirs: Vec<&Path> = crate::lock::LOCK_DIRS.iter().map(Path::new).collect();
+            // Held by another program now: not back yet, for us.
+            let Ok(lock) = crate::lock::lock_file(&self.opts.device, &dirs) else { return Ok(()) };
+            lock
+        } else {
+            None
+        };
         let opened = serial::open_configured(&self.opts.device, &self.opts.settings, self.opts.lock);
+        // Not there: the lock goes with this attempt.
         let Ok((fd, guard)) = opened else { return Ok(()) };
+        self.lock_file = lock;
         self.line = Some(fd);
         self.device_guard = Some(guard);
         self.reconnects += 1;
@@ -661,6 +676,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         echo: opts.echo,
         line: Some(fd),
         device_guard: Some(device_guard),
+        lock_file,
         log,
         to_line: Vec::new(),
         transfer: None,
@@ -948,7 +964,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     }
 
     restore_host(&mut writer, &mut presenter, &c.term, raw);
-    drop(lock_file);
+    drop(c.lock_file.take());
     Ok(exit.unwrap_or(0))
 }
 
