@@ -27,6 +27,11 @@
 //! hex = false
 //! lock = true
 //!
+//! [server]              # the session server (`blitty new`, `attach`, `ls`, `kill`)
+//! socket_dir = "/run/user/1000/blitty"  # default $XDG_RUNTIME_DIR/blitty, else /tmp/blitty-UID
+//! status = true         # the status row listing the vtys
+//! default_session = "main"  # the name of `blitty new` without -s (default 0, 1, ...)
+//!
 //! [serial.profiles.router]   # `blitty serial router`, as tio's named profiles
 //! device = "/dev/ttyUSB0"
 //! baud = 9600               # and any key of [serial]
@@ -53,6 +58,15 @@ struct Raw {
     clipboard: Option<bool>,
     status: Option<RawStatus>,
     serial: Option<RawSerial>,
+    server: Option<RawServer>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    socket_dir: Option<String>,
+    status: Option<bool>,
+    default_session: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -93,6 +107,12 @@ pub struct Config {
     pub status_bg: Option<Color>,
     pub serial: Serial,
     pub profiles: BTreeMap<String, Serial>,
+    /// `[server]`: where the session server's socket lives (default `$XDG_RUNTIME_DIR/blitty`,
+    /// else `/tmp/blitty-UID`), its status row (default on), and the name `blitty new` gives a
+    /// session when -s is not given (default: the first free number, as tmux).
+    pub socket_dir: Option<PathBuf>,
+    pub server_status: Option<bool>,
+    pub default_session: Option<String>,
 }
 
 /// `[serial]` or one of its profiles.
@@ -186,6 +206,22 @@ pub fn parse(text: &str) -> Result<Config, String> {
         }
     })?;
     let mut c = Config { shell: raw.shell.filter(|s| !s.is_empty()), clipboard: raw.clipboard, ..Config::default() };
+    if let Some(server) = raw.server {
+        c.socket_dir = server.socket_dir.filter(|d| !d.is_empty()).map(|d| expand_home(&d));
+        c.server_status = server.status;
+        if let Some(name) = server.default_session {
+            let n = name.get_ref();
+            if n.is_empty() || n.contains(|ch: char| ch.is_control() || ch == ':' || ch == '.') {
+                return Err(at(
+                    text,
+                    name.span(),
+                    "server.default_session",
+                    "a name without colons, dots or control characters",
+                ));
+            }
+            c.default_session = Some(n.clone());
+        }
+    }
     if let Some(p) = raw.prefix {
         c.prefix = Some(Prefix::parse(p.get_ref()).map_err(|e| at(text, p.span(), "prefix", e))?);
     }

@@ -9,6 +9,7 @@
 mod replay;
 mod run;
 mod serial;
+mod sessions;
 
 use std::process::ExitCode;
 
@@ -37,6 +38,19 @@ enum Command {
     /// Run a program in a pty and show it in this terminal as frames (default: $SHELL).
     #[command(after_help = RUN_KEYS)]
     Run(run::Args),
+    /// A new session of virtual terminals kept by the blitty server, then attach to it (-d: not).
+    #[command(after_help = SESSION_KEYS)]
+    New(sessions::NewArgs),
+    /// Attach this terminal to a session (default: the one used last).
+    #[command(after_help = SESSION_KEYS)]
+    Attach(sessions::AttachArgs),
+    /// List the sessions: their vtys, sizes, attached clients, and the vtys that ended.
+    Ls(sessions::LsArgs),
+    /// End a session: its programs get SIGHUP, its clients are detached.
+    Kill(sessions::KillArgs),
+    /// The session server itself (started by `blitty new`; not for typing).
+    #[command(hide = true)]
+    Server(sessions::ServerArgs),
     /// Measure speed against peers (runs blitty-lab; `blitty bench --help` lists the experiments).
     Bench(bench::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell) to standard output.
@@ -85,6 +99,22 @@ Examples:
   blitty run -- vim notes.txt
   blitty run --prefix C-a --hz 30 -- htop";
 
+/// The keys of a session, for the --help of new and attach.
+const SESSION_KEYS: &str = "\
+Keys (after the prefix, Ctrl-] unless the config file's `prefix` says otherwise):
+  c             a new vty running the shell
+  n, p          next, previous vty;  0 .. 9  vty N;  w  choose from a list
+  ,             rename the vty;  &  kill it (asks y/n)
+  d             detach: everything goes on running (blitty attach comes back)
+  [ or PageUp   scrollback: search with / and ?, v/V select, y copies, q leaves
+  ?             list these keys
+  the prefix    send the prefix key itself to the program
+
+Examples:
+  blitty new -s work -- vim notes.txt
+  blitty new -s router -d --serial /dev/ttyUSB0 -b 9600 --log router.log
+  blitty ls;  blitty attach work;  blitty kill router";
+
 /// The keys of `blitty serial`, for its --help.
 const SERIAL_KEYS: &str = "\
 Keys (after the prefix, Ctrl-] unless --prefix says otherwise):
@@ -112,6 +142,17 @@ fn scrollback_lines(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n) if n <= max => Ok(n),
         _ => Err(format!("expected a number of lines from 0 to {max}")),
+    }
+}
+
+/// An exit status from a subcommand that returns one (errors: one line, status 2).
+fn status(r: anyhow::Result<i32>) -> ExitCode {
+    match r {
+        Ok(s) => ExitCode::from(s.clamp(0, 255) as u8),
+        Err(e) => {
+            eprintln!("blitty: {e:#}");
+            ExitCode::from(2)
+        }
     }
 }
 
@@ -156,6 +197,11 @@ fn main() -> ExitCode {
             Ok(status) => return ExitCode::from(status.clamp(0, 255) as u8),
             Err(e) => Err(e),
         },
+        Command::New(args) => return status(sessions::new(args)),
+        Command::Attach(args) => return status(sessions::attach(args)),
+        Command::Ls(args) => return status(sessions::ls(args)),
+        Command::Kill(args) => return status(sessions::kill(args)),
+        Command::Server(args) => return status(sessions::server(args)),
         Command::Bench(args) => match bench::run(args) {
             Ok(status) => return ExitCode::from(status.clamp(0, 255) as u8),
             Err(e) => Err(e),

@@ -9,14 +9,14 @@ use crate::config;
 use blitty_io::serial::{self, Flow, Map, Parity, Settings};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum ParityArg {
+pub(crate) enum ParityArg {
     None,
     Odd,
     Even,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum FlowArg {
+pub(crate) enum FlowArg {
     None,
     Soft,
     Hard,

@@ -8,16 +8,19 @@
 //! file transfer ([`xmodem`]). It does not parse terminal output (the engine does) or build frames (the
 //! presenter does).
 
+pub mod client;
 pub mod console;
 pub mod copymode;
 pub mod host;
 pub mod keys;
 pub mod lock;
 pub mod ports;
+pub mod proto;
 pub mod pty;
 pub mod reader;
 pub mod restore;
 pub mod serial;
+pub mod server;
 pub mod session;
 pub mod signals;
 pub mod xmodem;

@@ -91,6 +91,12 @@ pub fn host_marker(key: &str) -> bool {
 
 /// Opens a pty of `size` and starts `argv` on it.
 pub fn spawn(argv: &[OsString], size: Size) -> io::Result<Pty> {
+    spawn_in(argv, size, None)
+}
+
+/// [`spawn`], in the directory `cwd` (the session server starts programs where the client
+/// that asked for them is).
+pub fn spawn_in(argv: &[OsString], size: Size, cwd: Option<&std::path::Path>) -> io::Result<Pty> {
     let (master, name) = pair()?;
     let slave = rustix::fs::open(&name, OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC, Mode::empty())?;
     tcsetwinsize(&slave, size.winsize())?;
@@ -98,6 +104,9 @@ pub fn spawn(argv: &[OsString], size: Size) -> io::Result<Pty> {
         argv.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no command"))?;
     let mut cmd = Command::new(program);
     cmd.args(args);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
     for (key, _) in std::env::vars_os() {
         if host_marker(&key.to_string_lossy()) {
             cmd.env_remove(&key);

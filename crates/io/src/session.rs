@@ -254,7 +254,7 @@ impl Output {
 }
 
 /// The child's status as a shell reports it: its exit code, or 128 + the signal that killed it.
-fn shell_status(status: std::process::ExitStatus) -> i32 {
+pub(crate) fn shell_status(status: std::process::ExitStatus) -> i32 {
     status.code().or_else(|| status.signal().map(|s| 128 + s)).unwrap_or(1)
 }
 

@@ -466,6 +466,18 @@ impl AnsiPresenter {
         }
     }
 
+    /// Puts the host's cursor back on the program's (after overlays moved it), shown if the
+    /// program shows it.
+    pub fn place_cursor(&mut self, screen: &Screen, out: &mut Vec<u8>) {
+        let c = screen.cursor();
+        if self.rows > 0 && self.cols > 0 {
+            self.move_to(c.y.min(self.rows - 1), c.x.min(self.cols - 1), out);
+        }
+        if screen.modes().cursor_visible {
+            out.extend_from_slice(b"\x1b[?25h");
+        }
+    }
+
     /// Colours for blitty's own rows (messages, help, the scrollback label); with neither,
     /// they are drawn in inverse video.
     pub fn set_overlay_colours(&mut self, fg: Option<blitty_vt::Color>, bg: Option<blitty_vt::Color>) {

@@ -1,0 +1,416 @@
+//! Sessions end to end: `blitty new`, `attach`, `ls`, `kill` and the keys after the prefix,
+//! with real tmux servers as the users' terminals and a real blitty server of each test's own
+//! (its own XDG_RUNTIME_DIR, so tests never share a server).
+
+mod common;
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::scratch::Scratch;
+use common::{tmux_available, Tmux};
+
+const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
+
+/// A runtime directory of its own; the server on it is ended when the test ends.
+struct Server {
+    dir: Scratch,
+}
+
+impl Server {
+    fn new(name: &str) -> Server {
+        let dir = Scratch::new(&format!("sessions-{name}"));
+        std::fs::create_dir_all(&dir).expect("runtime dir");
+        Server { dir }
+    }
+
+    fn env(&self) -> String {
+        format!("env SHELL=/bin/sh XDG_RUNTIME_DIR={} XDG_CONFIG_HOME={}", self.dir.display(), self.dir.display())
+    }
+
+    /// A shell command line running blitty with this server, the pane kept afterwards (tmux
+    /// 3.3 shows a dead pane's last output blank).
+    fn cmd(&self, args: &str) -> String {
+        format!("sh -c '{} {BLITTY} {args}; sleep 1000'", self.env())
+    }
+
+    /// Runs blitty to completion (no terminal).
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        Command::new(BLITTY)
+            .args(args)
+            .env("XDG_RUNTIME_DIR", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path())
+            .env("SHELL", "/bin/sh")
+            .output()
+            .expect("blitty runs")
+    }
+
+    fn ls(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["ls"]).stdout).into_owned()
+    }
+
+    /// Waits until `blitty ls` shows `needle` (at most 30 s); returns the last listing.
+    fn wait_ls(&self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let ls = self.ls();
+            if ls.contains(needle) || Instant::now() > deadline {
+                return ls;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    fn socket(&self) -> std::path::PathBuf {
+        self.dir.join("blitty").join("default")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = Command::new("pkill").args(["-f", &format!("server --socket {}", self.socket().display())]).status();
+    }
+}
+
+/// The pid of the `blitty attach` (or `new`) client running in a tmux pane.
+fn client_pid(t: &Tmux) -> i32 {
+    let shell: i32 = t.format("#{pane_pid}").parse().expect("pane pid");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        // The pane's command is blitty itself (exec'd by env) once env has run.
+        let comm = std::fs::read_to_string(format!("/proc/{shell}/comm")).unwrap_or_default();
+        if comm.trim() == "blitty" {
+            return shell;
+        }
+        let out = Command::new("pgrep").args(["-P", &shell.to_string()]).output().expect("pgrep");
+        let text = String::from_utf8_lossy(&out.stdout);
+        if let Some(pid) = text.lines().next().and_then(|l| l.trim().parse().ok()) {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "no client process under pane {shell}");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+fn rows(screen: &str) -> Vec<String> {
+    screen.lines().map(|l| l.trim_end().to_string()).collect()
+}
+
+#[test]
+fn detach_and_attach_show_the_same_vim_screen_also_at_another_size() {
+    assert!(tmux_available(), "tmux is needed (scripts/setup.sh installs it)");
+    let s = Server::new("reattach");
+    let file = Scratch::new("sessions-reattach.txt");
+    let text: String = (1..=200).map(|i| format!("line {i} of the file\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    let cmd = s.cmd(&format!("new -s edit -- vim -u NONE -N -n {}", file.display()));
+    let t = Tmux::start("sess-vim", &cmd);
+    let screen = t.wait_for("line 22 of the file");
+    assert!(screen.contains("[edit] 0:vim*"), "the status row names the session and the vty:\n{screen}");
+    t.keys(&["4", "0", "G", "d", "d", "o", "added in the session", "Escape"]);
+    t.wait_for("added in the session");
+    // vim takes a moment to see a lone Escape as the key.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while t.capture().contains("-- INSERT --") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let before = t.settled();
+    assert!(before.contains("added in the session"), "{before}");
+    t.keys(&["C-]", "d"]);
+    let after = t.wait_for("detached from session edit");
+    assert!(after.contains("[blitty: detached from session edit]"), "{after}");
+    assert!(s.ls().contains("edit: 1 vty, 80x23, 0 clients attached"), "{}", s.ls());
+
+    // The same size: exactly the same screen.
+    let again = Tmux::start("sess-vim-again", &s.cmd("attach edit"));
+    again.wait_for("added in the session");
+    let shown = again.settled();
+    assert_eq!(rows(&shown), rows(&before), "re-attached screen differs");
+
+    // Another size: vim is told the new size and redraws at it.
+    drop(again);
+    let wide = Tmux::start_sized("sess-vim-wide", &s.cmd("attach"), 100, 30);
+    let shown = wide.wait_for("line 28 of the file");
+    assert!(shown.contains("added in the session"), "{shown}");
+    assert!(s.wait_ls("100x29").contains("edit: 1 vty, 100x29, 1 client attached"), "{}", s.ls());
+    wide.keys(&[":qa!", "Enter"]);
+    let end = wide.wait_for("session edit ended");
+    assert!(end.contains("[blitty: session edit ended: vim exited with status 0]"), "{end}");
+    // The last vty ended: the server ends and takes its socket along.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while s.socket().exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    assert!(!s.socket().exists(), "the server left its socket behind");
+}
+
+#[test]
+fn vtys_are_made_switched_renamed_and_killed_with_the_prefix_keys() {
+    assert!(tmux_available(), "tmux is needed");
+    let s = Server::new("keys");
+    let t = Tmux::start("sess-keys", &s.cmd("new -s work -- sh"));
+    t.wait_for("[work] 0:sh*");
+    t.text("echo first-vty\n");
+    t.wait_for_line("first-vty");
+    t.keys(&["C-]", "c"]);
+    let screen = t.wait_for("1:sh*");
+    assert!(screen.contains("[work] 0:sh  1:sh*"), "{screen}");
+    t.text("echo second-vty\n");
+    t.wait_for_line("second-vty");
+    t.keys(&["C-]", "0"]);
+    let screen = t.wait_for("0:sh* 1:sh");
+    assert!(screen.contains("first-vty") && !screen.contains("second-vty"), "{screen}");
+    t.keys(&["C-]", "n"]);
+    let screen = t.wait_for("1:sh*");
+    assert!(screen.contains("second-vty"), "{screen}");
+    // Rename with a prompt.
+    t.keys(&["C-]", ","]);
+    t.wait_for("rename vty:");
+    t.text("logs");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("1:logs*");
+    assert!(screen.contains("0:sh  1:logs*"), "{screen}");
+    // Output in a vty not shown marks it.
+    t.keys(&["C-]", "p"]);
+    t.wait_for("0:sh* 1:logs");
+    t.keys(&["C-]", "1"]);
+    t.wait_for("1:logs*");
+    t.text("sleep 1; echo late\n");
+    t.keys(&["C-]", "0"]);
+    let screen = t.wait_for("1:logs#");
+    assert!(screen.contains("0:sh* 1:logs#"), "activity in the hidden vty is marked:\n{screen}");
+    // Kill the shown vty, after the question.
+    t.keys(&["C-]", "&"]);
+    t.wait_for("kill vty 0");
+    t.keys(&["y"]);
+    let screen = t.wait_for("[work] 0:logs*");
+    assert!(screen.contains("late"), "the other vty is shown:\n{screen}");
+    let ls = s.wait_ls("ended: sh");
+    assert!(ls.contains("work: 1 vty") && ls.contains("ended: sh"), "{ls}");
+    // An unknown key says so; ? lists the commands.
+    t.keys(&["C-]", "z"]);
+    let screen = t.wait_for("not a command");
+    assert!(screen.contains("Ctrl-] z: not a command"), "{screen}");
+    t.keys(&["C-]", "?"]);
+    let screen = t.wait_for("choose a vty from a list");
+    assert!(screen.contains("detach"), "{screen}");
+    t.keys(&["q"]);
+    // The prefix twice sends it to the program.
+    t.text("cat -v\n");
+    t.keys(&["C-]", "C-]", "Enter"]);
+    let screen = t.wait_for_line("^]");
+    assert!(rows(&screen).contains(&"^]".to_string()), "{screen}");
+    t.keys(&["C-d"]);
+    t.text("exit\n");
+    let end = t.wait_for("session work ended");
+    assert!(end.contains("session work ended"), "{end}");
+}
+
+#[test]
+fn two_clients_see_one_session_and_a_stopped_client_holds_nothing_back() {
+    assert!(tmux_available(), "tmux is needed");
+    let s = Server::new("two");
+    let out = s.run(&["new", "-d", "-s", "shared", "--", "sh"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let a = Tmux::start("sess-two-a", &s.cmd("attach shared"));
+    let b = Tmux::start("sess-two-b", &s.cmd("attach shared"));
+    a.wait_for("[shared] 0:sh*");
+    b.wait_for("[shared] 0:sh*");
+    assert!(s.wait_ls("2 clients attached").contains("2 clients attached"), "{}", s.ls());
+    a.text("echo typed-in-a\n");
+    let screen = b.wait_for_line("typed-in-a");
+    assert!(rows(&screen).contains(&"typed-in-a".to_string()), "client b sees what a typed:\n{screen}");
+
+    // Client a stops (as Ctrl-Z or a dead ssh link would); a flood runs; b and the program
+    // go on; a, continued, shows the latest screen.
+    let pid = client_pid(&a);
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    b.text("seq 1 300000; echo flood-done\n");
+    let screen = b.wait_for_line("flood-done");
+    assert!(rows(&screen).contains(&"flood-done".to_string()), "client b saw the flood end:\n{screen}");
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let screen = a.wait_for_line("flood-done");
+    assert!(rows(&screen).contains(&"flood-done".to_string()), "client a caught up:\n{screen}");
+    assert!(rows(&screen).contains(&"300000".to_string()), "{screen}");
+    assert_eq!(rows(&a.settled()), rows(&b.settled()), "both clients show the same screen");
+
+    // A client killed with -9: the session lives on, and attaching again works.
+    let pid = client_pid(&a);
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    let ls = s.wait_ls("1 client attached");
+    assert!(ls.contains("shared: 1 vty, 80x23, 1 client attached"), "{ls}");
+    let c = Tmux::start("sess-two-c", &s.cmd("attach shared"));
+    c.wait_for_line("flood-done");
+    let out = s.run(&["kill", "shared"]);
+    assert!(out.status.success());
+    let end = b.wait_for("session shared was killed");
+    assert!(end.contains("[blitty: session shared was killed]"), "{end}");
+}
+
+#[test]
+fn the_log_keeps_every_byte_in_order() {
+    let s = Server::new("log");
+    let log = Scratch::new("sessions-vty.log");
+    // Every byte value, then a long run, from a program that ends by itself.
+    let script = "i=0; while [ $i -lt 256 ]; do printf \"\\\\$(printf %o $i)\"; i=$((i+1)); done; seq 1 20000";
+    let out = s.run(&["new", "-d", "-s", "logged", "--log", &log.display().to_string(), "--", "sh", "-c", script]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while s.socket().exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let got = std::fs::read(&log).expect("the log");
+    // What the program wrote, through the pty's output processing (LF becomes CR LF).
+    let mut want = Vec::new();
+    for b in 0..=255u8 {
+        if b == b'\n' {
+            want.extend_from_slice(b"\r\n");
+        } else {
+            want.push(b);
+        }
+    }
+    for i in 1..=20000 {
+        want.extend_from_slice(format!("{i}\r\n").as_bytes());
+    }
+    assert_eq!(got.len(), want.len(), "log length");
+    assert!(got == want, "the log differs from what the program wrote");
+}
+
+#[test]
+fn ls_kill_and_attach_name_what_is_wrong() {
+    let s = Server::new("errors");
+    let out = s.run(&["ls"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no sessions"));
+    let out = s.run(&["kill", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("blitty: no blitty server is running on") && err.lines().count() == 1, "{err}");
+    assert!(s.run(&["new", "-d", "-s", "one", "--", "sleep", "100"]).status.success());
+    let out = s.run(&["new", "-d", "-s", "one", "--", "sleep", "100"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "blitty: a session named one exists already\n");
+    let out = s.run(&["kill", "two"]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "blitty: no session named two (there are: one)\n");
+    let out = s.run(&["new", "-d", "-s", "bad", "--", "/no/such/program"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("blitty: cannot start /no/such/program:"), "{err}");
+    // A bad config file: one line naming the file, the line and the key.
+    let conf = Scratch::new("sessions-bad.toml");
+    std::fs::write(&conf, "[server]\nstatus = \"yes\"\n").unwrap();
+    let out = s.run(&["ls", "--config", &conf.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("config file {}: line 2", conf.display())) && err.lines().count() == 1, "{err}");
+    assert!(s.run(&["kill", "one"]).status.success());
+}
+
+#[test]
+fn a_client_of_another_protocol_version_gets_a_clear_error() {
+    let s = Server::new("version");
+    assert!(s.run(&["new", "-d", "-s", "v", "--", "sleep", "100"]).status.success());
+    let mut sock = UnixStream::connect(s.socket()).expect("the server's socket");
+    // A hello of version 999: length, kind 1, the magic, the version.
+    let mut hello = vec![9, 0, 0, 0, 1];
+    hello.extend_from_slice(b"BLTY");
+    hello.extend_from_slice(&999u32.to_le_bytes());
+    sock.write_all(&hello).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut answer = Vec::new();
+    let _ = sock.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer);
+    assert!(answer.get(4) == Some(&7), "an error message: {answer:?}");
+    assert!(text.contains("protocol version 1 and this client 999"), "{text}");
+    // Garbage instead of a hello: an error, and the server lives on.
+    let mut sock = UnixStream::connect(s.socket()).unwrap();
+    sock.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+    let _ = sock.shutdown(std::net::Shutdown::Write);
+    let mut junk = Vec::new();
+    sock.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let _ = sock.read_to_end(&mut junk);
+    assert!(s.ls().contains("v: 1 vty"), "{}", s.ls());
+    assert!(s.run(&["kill", "v"]).status.success());
+}
+
+#[test]
+fn another_user_is_refused() {
+    if !rustix::process::getuid().is_root() {
+        eprintln!("skipped: only root can run a client as another user");
+        return;
+    }
+    let s = Server::new("uid");
+    assert!(s.run(&["new", "-d", "-s", "mine", "--", "sleep", "100"]).status.success());
+    let as_nobody = |args: &[&str]| {
+        Command::new("setpriv")
+            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", BLITTY])
+            .args(args)
+            .env("XDG_RUNTIME_DIR", s.dir.path())
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .output()
+            .expect("setpriv runs")
+    };
+    // The directory is private: nobody cannot reach the socket at all.
+    let out = as_nobody(&["ls"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    // Even with the directory and socket opened up, the server checks the peer's uid.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(s.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(s.dir.join("blitty"), std::fs::Permissions::from_mode(0o711)).unwrap();
+    std::fs::set_permissions(s.socket(), std::fs::Permissions::from_mode(0o666)).unwrap();
+    let out = as_nobody(&["ls"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("blitty: this blitty server belongs to uid 0;") && err.lines().count() == 1, "{err}");
+    assert!(s.run(&["kill", "mine"]).status.success());
+}
+
+#[test]
+fn a_serial_vty_survives_its_device_going_away_and_coming_back() {
+    assert!(tmux_available(), "tmux is needed");
+    let s = Server::new("serial");
+    let link = Scratch::new("sessions-ttyV0");
+    let log = Scratch::new("sessions-serial.log");
+    let plug = || {
+        let (master, port) = blitty_io::pty::pair().expect("a pty");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&port, &link).expect("symlink");
+        std::fs::File::from(master)
+    };
+    let first = plug();
+    let args = format!("new -s line --serial {} -b 9600 --log {}", link.display(), log.display());
+    let t = Tmux::start("sess-serial", &s.cmd(&args));
+    t.wait_for("[line] 0:");
+    (&first).write_all(b"before the unplug\r\n").unwrap();
+    t.wait_for("before the unplug");
+    drop(first);
+    let _ = std::fs::remove_file(&link);
+    let screen = t.wait_for("went away");
+    assert!(screen.contains("went away"), "{screen}");
+    let second = plug();
+    let screen = t.wait_for("is back");
+    assert!(screen.contains("is back"), "{screen}");
+    (&second).write_all(b"after the replug\r\n").unwrap();
+    let screen = t.wait_for("after the replug");
+    assert!(screen.contains("after the replug"), "{screen}");
+    // Keys reach the device.
+    t.text("typed");
+    let mut got = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut buf = [0u8; 256];
+    while !String::from_utf8_lossy(&got).contains("typed") && Instant::now() < deadline {
+        let mut fds = [rustix::event::PollFd::new(&second, rustix::event::PollFlags::IN)];
+        let ready = rustix::event::poll(&mut fds, Some(&rustix::event::Timespec { tv_sec: 0, tv_nsec: 50_000_000 }));
+        if matches!(ready, Ok(n) if n > 0) {
+            if let Ok(n) = (&second).read(&mut buf) {
+                got.extend_from_slice(&buf[..n]);
+            }
+        }
+    }
+    assert!(String::from_utf8_lossy(&got).contains("typed"), "{got:?}");
+    let logged = std::fs::read(&log).unwrap();
+    assert_eq!(logged, b"before the unplug\r\nafter the replug\r\n", "the log holds the line's bytes only");
+    assert!(s.run(&["kill", "line"]).status.success());
+}

@@ -1,0 +1,225 @@
+//! The client side of the session server: `blitty new`, `attach`, `ls` and `kill`.
+//!
+//! An attached client is thin, as tmux's is: it puts the terminal in raw mode, sends the keys
+//! and its size to the server, and writes what the server sends (whole frames, one write each)
+//! to the terminal. Everything else (the prefix keys, the frames, the status row) is the
+//! server's, so a client that dies, however it dies, loses nothing but itself.
+
+use std::io::{self, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rustix::event::{poll, PollFd, PollFlags};
+use rustix::io::Errno;
+
+use crate::host::{self, RawMode};
+use crate::proto::{self, Frames, Msg, Request};
+use crate::signals::{Signals, SIGHUP, SIGINT, SIGTERM, SIGWINCH};
+
+/// How long a client waits for a server it started to answer.
+const START_WAIT: Duration = Duration::from_secs(5);
+
+/// How a request ended.
+pub enum Outcome {
+    /// The server's answer in words (a listing; empty for none).
+    Text(String),
+    /// The attachment ended: why, and the status to exit with.
+    Ended { reason: String, status: u8 },
+}
+
+/// Connects to the server on `socket`, starting one (`start`: the program and the arguments
+/// that run it) when none answers.
+pub fn connect(socket: &Path, start: Option<&[std::ffi::OsString]>) -> Result<UnixStream, String> {
+    match UnixStream::connect(socket) {
+        Ok(s) => return Ok(s),
+        Err(e) => {
+            if start.is_none() {
+                return Err(match e.kind() {
+                    io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => {
+                        format!("no blitty server is running on {} (blitty new starts one)", socket.display())
+                    }
+                    _ => format!("cannot connect to {}: {e}", socket.display()),
+                });
+            }
+        }
+    }
+    let argv = start.unwrap_or_default();
+    let (program, args) = argv.split_first().ok_or("no server program")?;
+    let mut cmd = std::process::Command::new(program);
+    // The server holds no directory (it outlives the client's); programs start where their
+    // client asks.
+    cmd.args(args)
+        .current_dir("/")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: setsid is async-signal-safe; the closure allocates nothing.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            rustix::process::setsid()?;
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().map_err(|e| format!("cannot start the blitty server: {e}"))?;
+    let deadline = Instant::now() + START_WAIT;
+    loop {
+        if let Ok(s) = UnixStream::connect(socket) {
+            // The server keeps running on its own; its stderr pipe closes when it detaches it.
+            drop(child.stderr.take());
+            return Ok(s);
+        }
+        if let Ok(Some(_)) = child.try_wait() {
+            let mut why = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = e.read_to_string(&mut why);
+            }
+            let why = why.trim().trim_start_matches("blitty: ");
+            return Err(if why.is_empty() { "the blitty server did not start".to_string() } else { why.to_string() });
+        }
+        if Instant::now() > deadline {
+            return Err(format!("the blitty server did not answer on {} within 5 s", socket.display()));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn send(stream: &mut UnixStream, msg: &Msg) -> io::Result<()> {
+    let mut out = Vec::new();
+    proto::encode(msg, &mut out);
+    stream.write_all(&out)
+}
+
+/// Reads the next message (blocking).
+fn next(stream: &mut UnixStream, frames: &mut Frames) -> Result<Msg, String> {
+    let mut buf = [0u8; 65536];
+    loop {
+        if let Some(m) = frames.next_msg().map_err(|e| format!("the server's answer: {e}"))? {
+            return Ok(m);
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => return Err("the blitty server closed the connection".into()),
+            Ok(n) => frames.push(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("the blitty server: {e}")),
+        }
+    }
+}
+
+/// The hello both ways; then the request.
+pub fn request(mut stream: UnixStream, req: Request) -> Result<Outcome, String> {
+    let lost = |e: io::Error| format!("the blitty server: {e}");
+    send(&mut stream, &Msg::Hello { version: proto::VERSION }).map_err(lost)?;
+    let mut frames = Frames::default();
+    match next(&mut stream, &mut frames)? {
+        Msg::Hello { version } if version == proto::VERSION => {}
+        Msg::Hello { version } => {
+            return Err(format!(
+                "the blitty server speaks protocol version {version} and this client {}: end the old \
+                 server's sessions and start again with one blitty",
+                proto::VERSION
+            ))
+        }
+        Msg::Error(e) => return Err(e),
+        _ => return Err("the blitty server answered out of turn".into()),
+    }
+    let attaching = matches!(req, Request::Attach { .. } | Request::New { detached: false, .. });
+    send(&mut stream, &Msg::Request(req)).map_err(lost)?;
+    if !attaching {
+        return match next(&mut stream, &mut frames)? {
+            Msg::Text(t) => Ok(Outcome::Text(t)),
+            Msg::Error(e) => Err(e),
+            _ => Err("the blitty server answered out of turn".into()),
+        };
+    }
+    attached(stream, frames)
+}
+
+/// The attached loop: keys and sizes up, frames down, until the server says it is over.
+fn attached(mut stream: UnixStream, mut frames: Frames) -> Result<Outcome, String> {
+    // The first answer decides: an error is said before the terminal changes.
+    let first = next(&mut stream, &mut frames)?;
+    if let Msg::Error(e) = first {
+        return Err(e);
+    }
+    let raw = RawMode::enter().map_err(|e| format!("cannot put the terminal in raw mode: {e}"))?;
+    let mut signals = Signals::new(&[SIGWINCH, SIGTERM, SIGHUP, SIGINT]).map_err(|e| e.to_string())?;
+    let mut stdout = io::stdout().lock();
+    let mut pending = Some(first);
+    let mut size = host::size();
+    send(&mut stream, &Msg::Resize { cols: size.cols, rows: size.rows }).map_err(|e| e.to_string())?;
+    let mut buf = vec![0u8; 65536];
+    let outcome = 'run: loop {
+        // Messages already read first.
+        loop {
+            let msg = match pending.take() {
+                Some(m) => Some(m),
+                None => frames.next_msg().map_err(|e| format!("the server's answer: {e}"))?,
+            };
+            let Some(msg) = msg else { break };
+            match msg {
+                // One write a frame (a terminal that blocks holds only this client).
+                Msg::Output(bytes) if stdout.write_all(&bytes).and_then(|_| stdout.flush()).is_err() => {
+                    break 'run Outcome::Ended { reason: "the terminal went away".into(), status: 1 };
+                }
+                Msg::Exit { reason, status } => break 'run Outcome::Ended { reason, status },
+                Msg::Error(e) => break 'run Outcome::Ended { reason: e, status: 2 },
+                _ => {}
+            }
+        }
+        let stdin = rustix::stdio::stdin();
+        let mut fds = [
+            PollFd::new(&stdin, PollFlags::IN),
+            PollFd::new(&stream, PollFlags::IN),
+            PollFd::new(&signals.wake, PollFlags::IN),
+        ];
+        match poll(&mut fds, None) {
+            Ok(_) | Err(Errno::INTR) => {}
+            Err(e) => return Err(e.to_string()),
+        }
+        let (keys, server, sig) = (fds[0].revents(), fds[1].revents(), fds[2].revents());
+        if !server.is_empty() {
+            match stream.read(&mut buf) {
+                Ok(0) => break Outcome::Ended { reason: "the blitty server went away".into(), status: 1 },
+                Ok(n) => frames.push(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Outcome::Ended { reason: format!("the blitty server: {e}"), status: 1 },
+            }
+        }
+        if !keys.is_empty() {
+            match rustix::io::read(stdin, &mut buf) {
+                Ok(0) => break Outcome::Ended { reason: "the terminal went away".into(), status: 1 },
+                Ok(n) => {
+                    if send(&mut stream, &Msg::Input(buf[..n].to_vec())).is_err() {
+                        break Outcome::Ended { reason: "the blitty server went away".into(), status: 1 };
+                    }
+                }
+                Err(Errno::INTR) | Err(Errno::AGAIN) => {}
+                Err(_) => break Outcome::Ended { reason: "the terminal went away".into(), status: 1 },
+            }
+        }
+        if !sig.is_empty() {
+            for s in signals.take() {
+                if s == SIGWINCH {
+                    let new = host::size();
+                    if new != size {
+                        size = new;
+                        let _ = send(&mut stream, &Msg::Resize { cols: size.cols, rows: size.rows });
+                    }
+                } else {
+                    // Told to end: the client goes, the session stays.
+                    break 'run Outcome::Ended { reason: "detached (the client was told to end)".into(), status: 0 };
+                }
+            }
+        }
+    };
+    drop(stdout);
+    drop(raw);
+    Ok(outcome)
+}
+
+/// The socket a server of this user listens on: `DIR/default`.
+pub fn socket_path(dir: &Path) -> PathBuf {
+    dir.join("default")
+}

@@ -1,0 +1,1383 @@
+//! The session server: named sessions of virtual terminals (vtys) that live on when no client
+//! is attached, in the manner of tmux's server (one per user, started on demand).
+//!
+//! One thread, one `poll`. Each vty is a program on a pty or a serial line, read without
+//! blocking into its own engine (and its log); that is all a vty no client shows costs: no
+//! frame, no presenter work, no write. Each attached client has its own presenter (the model of
+//! its terminal) and its own pending output. A frame is built for a client only when the vty it
+//! shows changed, at most `hz` a second, and only once the client has taken the last one: a
+//! slow or stopped client skips frames and, when it drains, gets one frame of the latest
+//! screen. Nothing waits on a client, and no client is cut off for being slow (tmux throttles,
+//! zellij disconnects).
+//!
+//! Choices where the issue is silent, against tmux's behaviour:
+//! - a vty whose program exits closes (tmux's `remain-on-exit off`); its status is kept for
+//!   `blitty ls` while the session lives, and a session ends with its last vty;
+//! - the session's size follows the client that typed or attached last (`window-size latest`);
+//!   a client of another size sees the screen from the top left, the rest blank;
+//! - clients attached to one session show the same vty (tmux's current window per session);
+//! - the status row is the client's last row (tmux's default place).
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStringExt;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use blitty_present::{AnsiPresenter, View};
+use blitty_vt::Terminal;
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
+use rustix::io::Errno;
+
+use crate::copymode::CopyMode;
+use crate::keys::{self, Action, Keys, Prefix};
+use crate::proto::{self, Frames, Msg, Request, VtySpec};
+use crate::pty::{self, Pty, Size};
+use crate::serial::{Flow, Parity, Settings};
+use crate::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGTERM};
+use std::os::unix::fs::DirBuilderExt;
+
+/// The commands after the prefix, for the help (`?`).
+pub const SESSION_COMMANDS: &[(&str, &str)] = &[
+    ("c", "new vty (the shell)"),
+    ("n / p", "next / previous vty"),
+    ("0 .. 9", "select vty N"),
+    ("w", "choose a vty from a list"),
+    (",", "rename the vty"),
+    ("&", "kill the vty (asks first)"),
+    ("d", "detach (everything goes on running)"),
+    ("[ or PageUp", "scrollback: search with / and ?, v/V select, y copies, q leaves"),
+    ("?", "this help"),
+];
+
+/// Server settings (the config file's, read when the server starts).
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub socket: PathBuf,
+    pub hz: u32,
+    pub scrollback: usize,
+    pub prefix: Prefix,
+    /// The status row on each client's last row.
+    pub status: bool,
+    pub status_colours: (Option<blitty_vt::Color>, Option<blitty_vt::Color>),
+    /// The program of a vty made with no command (and of `c`).
+    pub shell: OsString,
+}
+
+/// Bytes read from one vty per turn of the loop, so one flood cannot hold the others (or the
+/// keys) back.
+const VTY_BUDGET: usize = 256 * 1024;
+/// Bytes one read of a vty takes at most.
+const READ_SIZE: usize = 64 * 1024;
+/// A serial line that went away is looked for this often.
+const REOPEN: Duration = Duration::from_millis(500);
+/// Messages (an unknown key) stay this long on the status row.
+const MESSAGE: Duration = Duration::from_secs(3);
+/// Ended vtys remembered per session for `blitty ls`.
+const ENDED_KEPT: usize = 8;
+/// Sizes a client may give at most (as `--size` elsewhere).
+const MAX_COLS: u16 = 2048;
+const MAX_ROWS: u16 = 1024;
+
+/// The directory of the sockets: `$XDG_RUNTIME_DIR/blitty`, else `/tmp/blitty-UID` (tmux's
+/// choice), or the config file's `socket_dir`.
+pub fn socket_dir(configured: Option<&Path>) -> PathBuf {
+    if let Some(d) = configured {
+        return d.to_path_buf();
+    }
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d).join("blitty"),
+        None => PathBuf::from(format!("/tmp/blitty-{}", rustix::process::getuid().as_raw())),
+    }
+}
+
+/// Points standard error at /dev/null (the server, once it listens).
+pub fn quiet_stderr() {
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        let _ = rustix::stdio::dup2_stderr(&null);
+    }
+}
+
+/// Makes the socket directory (mode 0700) and checks that it is ours and private.
+pub fn prepare_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    if !dir.exists() {
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    }
+    let meta = std::fs::metadata(dir)?;
+    let uid = rustix::process::getuid().as_raw();
+    if meta.uid() != uid {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("the socket directory {} belongs to another user (uid {})", dir.display(), meta.uid()),
+        ));
+    }
+    if meta.mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+enum Source {
+    Pty {
+        pty: Pty,
+        pid: u32,
+    },
+    Serial {
+        path: PathBuf,
+        settings: Settings,
+        lock: bool,
+        line: Option<(OwnedFd, crate::restore::DeviceGuard)>,
+        retry: Instant,
+    },
+}
+
+impl Source {
+    fn fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        match self {
+            Source::Pty { pty, .. } => Some(pty.master.as_fd()),
+            Source::Serial { line, .. } => line.as_ref().map(|(fd, _)| fd.as_fd()),
+        }
+    }
+}
+
+struct Vty {
+    /// Unique in the server, never reused.
+    id: u64,
+    name: String,
+    term: Terminal,
+    source: Source,
+    log: Option<File>,
+    /// Bumped whenever the screen may have changed.
+    generation: u64,
+    /// Output or a bell no client saw (for the status row's marks).
+    activity: bool,
+    bell: bool,
+    bells_seen: u64,
+    /// Keys and answers waiting for the program.
+    to_write: Vec<u8>,
+    /// Set when the program has ended (or the vty was killed): the words for `ls`.
+    ended: Option<(String, u8)>,
+}
+
+struct Session {
+    id: u64,
+    name: String,
+    vtys: Vec<Vty>,
+    current: usize,
+    /// The size of its vtys.
+    size: Size,
+    created: std::time::SystemTime,
+    last_used: Instant,
+    ended: Vec<String>,
+    /// Where its first program started: new vtys (`c`) start there too, as tmux's windows.
+    cwd: Vec<u8>,
+}
+
+enum Mode {
+    Normal,
+    Help,
+    Choose(usize),
+    Rename(String),
+    ConfirmKill,
+}
+
+struct Client {
+    stream: UnixStream,
+    frames: Frames,
+    out: Vec<u8>,
+    out_at: usize,
+    hello: bool,
+    session: Option<u64>,
+    cols: u16,
+    rows: u16,
+    presenter: AnsiPresenter,
+    keys: Keys,
+    copy: CopyMode,
+    mode: Mode,
+    message: Option<(String, Instant)>,
+    /// (vty id, generation) of the last frame, and whether something of blitty's own changed.
+    drawn: (u64, u64),
+    dirty: bool,
+    next_frame: Instant,
+    /// Close once the output is written.
+    closing: bool,
+    /// A clipboard write (the scrollback mode's copy) for the next frame.
+    clipboard: Vec<u8>,
+    /// The status row as last drawn.
+    status_drawn: String,
+}
+
+impl Client {
+    fn send(&mut self, msg: &Msg) {
+        proto::encode(msg, &mut self.out);
+    }
+
+    fn idle(&self) -> bool {
+        self.out_at >= self.out.len()
+    }
+
+    /// Writes what it can without blocking; false when the client is gone.
+    fn flush(&mut self) -> bool {
+        while self.out_at < self.out.len() {
+            match (&self.stream).write(&self.out[self.out_at..]) {
+                Ok(0) => return false,
+                Ok(n) => self.out_at += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        self.out.clear();
+        self.out_at = 0;
+        true
+    }
+
+    fn vty_size(&self, status: bool) -> Size {
+        vty_size(self.cols, self.rows, status)
+    }
+}
+
+pub struct Server {
+    opts: Options,
+    listener: UnixListener,
+    signals: Signals,
+    sessions: Vec<Session>,
+    clients: Vec<Client>,
+    next_id: u64,
+    uid: u32,
+    /// A session was made at some point: the server ends when the last one ends.
+    had_session: bool,
+    /// SIGCHLD came: programs to reap.
+    child_exited: bool,
+    /// SIGTERM or SIGINT came: end every session and stop.
+    stop: bool,
+    /// The buffer vtys are read into.
+    buf: Vec<u8>,
+}
+
+/// Why a request failed, for the client.
+type Refusal = String;
+
+impl Server {
+    /// Binds the socket (replacing a stale one: nothing answers on it).
+    pub fn bind(opts: Options) -> io::Result<Server> {
+        if let Some(dir) = opts.socket.parent() {
+            prepare_dir(dir)?;
+        }
+        if opts.socket.exists() {
+            if UnixStream::connect(&opts.socket).is_ok() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AddrInUse,
+                    format!("a blitty server already answers on {}", opts.socket.display()),
+                ));
+            }
+            std::fs::remove_file(&opts.socket)?;
+        }
+        let listener = UnixListener::bind(&opts.socket)?;
+        std::fs::set_permissions(&opts.socket, std::fs::Permissions::from_mode(0o600))?;
+        listener.set_nonblocking(true)?;
+        let signals = Signals::new(&[SIGCHLD, SIGTERM, SIGINT, SIGHUP])?;
+        Ok(Server {
+            opts,
+            listener,
+            signals,
+            sessions: Vec::new(),
+            clients: Vec::new(),
+            next_id: 1,
+            uid: rustix::process::getuid().as_raw(),
+            had_session: false,
+            child_exited: false,
+            stop: false,
+            buf: vec![0; READ_SIZE],
+        })
+    }
+
+    fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Serves until the last session ends (or SIGTERM); removes the socket.
+    pub fn serve(mut self) -> io::Result<()> {
+        let started = Instant::now();
+        loop {
+            let now = Instant::now();
+            // What wakes us: the next frame due, a serial line to look for, a message to clear.
+            let mut wake: Option<Instant> = None;
+            let mut at = |t: Instant| wake = Some(wake.map_or(t, |w: Instant| w.min(t)));
+            for c in &self.clients {
+                if c.session.is_some() && c.idle() && self.client_dirty(c) {
+                    at(c.next_frame);
+                }
+                if let Some((_, until)) = &c.message {
+                    at(*until);
+                }
+            }
+            for s in &self.sessions {
+                for v in &s.vtys {
+                    if let Source::Serial { line: None, retry, .. } = &v.source {
+                        at(*retry);
+                    }
+                }
+            }
+            let timeout = wake.map(|w| w.saturating_duration_since(now));
+            self.turn(timeout)?;
+            if self.sessions.is_empty()
+                && (self.had_session || (self.clients.is_empty() && started.elapsed() > Duration::from_secs(5)))
+            {
+                // Let the last words reach the clients.
+                for c in &mut self.clients {
+                    let _ = c.stream.set_nonblocking(false);
+                    let _ = c.stream.set_write_timeout(Some(Duration::from_millis(500)));
+                    let _ = c.stream.write_all(&c.out[c.out_at..]);
+                }
+                break;
+            }
+            if self.stop {
+                for s in std::mem::take(&mut self.sessions) {
+                    end_session(s);
+                }
+                break;
+            }
+        }
+        let _ = std::fs::remove_file(&self.opts.socket);
+        Ok(())
+    }
+
+    fn client_dirty(&self, c: &Client) -> bool {
+        if c.dirty {
+            return true;
+        }
+        match self.shown(c) {
+            Some(v) => (v.id, v.generation) != c.drawn,
+            None => false,
+        }
+    }
+
+    fn session(&self, id: u64) -> Option<&Session> {
+        self.sessions.iter().find(|s| s.id == id)
+    }
+
+    fn shown(&self, c: &Client) -> Option<&Vty> {
+        let s = self.session(c.session?)?;
+        s.vtys.get(s.current)
+    }
+
+    fn turn(&mut self, timeout: Option<Duration>) -> io::Result<()> {
+        // The poll set: listener, signals, clients, vtys (in that order).
+        let mut owners: Vec<(u8, usize, usize)> = Vec::new();
+        let mut fds: Vec<PollFd> = Vec::new();
+        fds.push(PollFd::new(&self.listener, PollFlags::IN));
+        owners.push((0, 0, 0));
+        fds.push(PollFd::new(&self.signals.wake, PollFlags::IN));
+        owners.push((1, 0, 0));
+        for (i, c) in self.clients.iter().enumerate() {
+            let mut ev = PollFlags::IN;
+            if !c.idle() {
+                ev |= PollFlags::OUT;
+            }
+            fds.push(PollFd::new(&c.stream, ev));
+            owners.push((2, i, 0));
+        }
+        for (si, s) in self.sessions.iter().enumerate() {
+            for (vi, v) in s.vtys.iter().enumerate() {
+                if let Some(fd) = v.source.fd() {
+                    let mut ev = PollFlags::IN;
+                    if !v.to_write.is_empty() {
+                        ev |= PollFlags::OUT;
+                    }
+                    fds.push(PollFd::from_borrowed_fd(fd, ev));
+                    owners.push((3, si, vi));
+                }
+            }
+        }
+        let ts = timeout.map(|t| Timespec { tv_sec: t.as_secs() as i64, tv_nsec: t.subsec_nanos() as i64 });
+        match poll(&mut fds, ts.as_ref()) {
+            Ok(_) | Err(Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let ready: Vec<(u8, usize, usize, PollFlags)> =
+            owners.iter().zip(fds.iter()).map(|(&(k, a, b), f)| (k, a, b, f.revents())).collect();
+        drop(fds);
+
+        let mut accept = false;
+        let mut client_ready = Vec::new();
+        let mut vty_ready = Vec::new();
+        for (k, a, b, rev) in ready {
+            if rev.is_empty() {
+                continue;
+            }
+            match k {
+                0 => accept = true,
+                1 => {}
+                2 => client_ready.push(a),
+                _ => vty_ready.push((a, b, rev)),
+            }
+        }
+        // Programs first: their output is what the frames show.
+        for (si, vi, rev) in vty_ready {
+            self.vty_io(si, vi, rev);
+        }
+        for sig in self.signals.take() {
+            match sig {
+                SIGCHLD => self.child_exited = true,
+                SIGHUP => {}
+                _ => self.stop = true,
+            }
+        }
+        if std::mem::take(&mut self.child_exited) {
+            self.reap();
+        }
+        if accept {
+            self.accept();
+        }
+        for i in client_ready {
+            self.client_input(i);
+        }
+        self.reopen_serial();
+        self.remove_ended();
+        self.frames();
+        // Write, and drop the clients that are gone.
+        let mut i = 0;
+        while i < self.clients.len() {
+            let ok = self.clients[i].flush();
+            let done = self.clients[i].closing && self.clients[i].idle();
+            if !ok || done {
+                self.clients.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn accept(&mut self) {
+        loop {
+            let stream = match self.listener.accept() {
+                Ok((s, _)) => s,
+                Err(_) => return,
+            };
+            let _ = stream.set_nonblocking(true);
+            let peer = rustix::net::sockopt::socket_peercred(&stream).map(|c| c.uid.as_raw());
+            let mut client = Client {
+                stream,
+                frames: Frames::default(),
+                out: Vec::new(),
+                out_at: 0,
+                hello: false,
+                session: None,
+                cols: 80,
+                rows: 24,
+                presenter: AnsiPresenter::new(80, 24),
+                keys: Keys::new(self.opts.prefix),
+                copy: CopyMode::default(),
+                mode: Mode::Normal,
+                message: None,
+                drawn: (0, 0),
+                dirty: true,
+                next_frame: Instant::now(),
+                closing: false,
+                clipboard: Vec::new(),
+                status_drawn: String::new(),
+            };
+            client.presenter.set_overlay_colours(self.opts.status_colours.0, self.opts.status_colours.1);
+            if peer != Ok(self.uid) {
+                let who = peer.map(|u| format!("uid {u}")).unwrap_or_else(|_| "an unknown user".into());
+                client
+                    .send(&Msg::Error(format!("this blitty server belongs to uid {}; {who} may not use it", self.uid)));
+                client.closing = true;
+            }
+            self.clients.push(client);
+        }
+    }
+
+    fn client_input(&mut self, i: usize) {
+        let mut buf = [0u8; 16384];
+        loop {
+            let c = &mut self.clients[i];
+            if c.closing {
+                // Refused or detached: what it sends is not read.
+                let _ = (&c.stream).read(&mut buf);
+                return;
+            }
+            match (&c.stream).read(&mut buf) {
+                Ok(0) => {
+                    c.closing = true;
+                    c.out.clear();
+                    c.out_at = 0;
+                    return;
+                }
+                Ok(n) => c.frames.push(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    c.closing = true;
+                    return;
+                }
+            }
+        }
+        loop {
+            let msg = match self.clients[i].frames.next_msg() {
+                Ok(Some(m)) => m,
+                Ok(None) => return,
+                Err(e) => {
+                    let c = &mut self.clients[i];
+                    c.send(&Msg::Error(format!("protocol error: {e}")));
+                    c.closing = true;
+                    return;
+                }
+            };
+            self.message(i, msg);
+            if self.clients[i].closing {
+                return;
+            }
+        }
+    }
+
+    fn message(&mut self, i: usize, msg: Msg) {
+        if !self.clients[i].hello {
+            let c = &mut self.clients[i];
+            match msg {
+                Msg::Hello { version } if version == proto::VERSION => {
+                    c.hello = true;
+                    c.send(&Msg::Hello { version: proto::VERSION });
+                }
+                Msg::Hello { version } => {
+                    c.send(&Msg::Error(proto::version_error(version)));
+                    c.closing = true;
+                }
+                _ => {
+                    c.send(&Msg::Error("protocol error: no hello".into()));
+                    c.closing = true;
+                }
+            }
+            return;
+        }
+        match msg {
+            Msg::Request(r) => self.request(i, r),
+            Msg::Input(bytes) => self.keys(i, &bytes),
+            Msg::Resize { cols, rows } => {
+                let c = &mut self.clients[i];
+                c.cols = cols.clamp(1, MAX_COLS);
+                c.rows = rows.clamp(1, MAX_ROWS);
+                let (cols, rows) = (c.cols as usize, c.rows as usize);
+                let mut out = Vec::new();
+                c.presenter.resize(cols, rows, &mut out);
+                c.send(&Msg::Output(out));
+                c.dirty = true;
+                self.follow_size(i);
+            }
+            _ => {
+                let c = &mut self.clients[i];
+                c.send(&Msg::Error("protocol error: unexpected message".into()));
+                c.closing = true;
+            }
+        }
+    }
+
+    fn request(&mut self, i: usize, r: Request) {
+        let answer: Result<(), Refusal> = match r {
+            Request::List => {
+                let text = self.listing();
+                self.clients[i].send(&Msg::Text(text));
+                self.clients[i].closing = true;
+                Ok(())
+            }
+            Request::Kill { name } => match self.sessions.iter().position(|s| s.name == name) {
+                Some(k) => {
+                    let s = self.sessions.remove(k);
+                    let id = s.id;
+                    end_session(s);
+                    self.detach_all(id, &format!("session {name} was killed"), 0);
+                    self.clients[i].send(&Msg::Text(String::new()));
+                    self.clients[i].closing = true;
+                    Ok(())
+                }
+                None => Err(self.no_session(&name)),
+            },
+            Request::Attach { name, cols, rows } => {
+                let found = match &name {
+                    Some(n) => self.sessions.iter().find(|s| &s.name == n),
+                    None => self.sessions.iter().max_by_key(|s| s.last_used),
+                };
+                match found.map(|s| s.id) {
+                    Some(id) => {
+                        self.attach(i, id, cols, rows);
+                        Ok(())
+                    }
+                    None => Err(match name {
+                        Some(n) => self.no_session(&n),
+                        None => "no sessions (blitty new starts one)".into(),
+                    }),
+                }
+            }
+            r @ Request::New { .. } => self.new_session(i, r),
+        };
+        if let Err(e) = answer {
+            let c = &mut self.clients[i];
+            c.send(&Msg::Error(e));
+            c.closing = true;
+        }
+    }
+
+    fn no_session(&self, name: &str) -> String {
+        let names: Vec<&str> = self.sessions.iter().map(|s| s.name.as_str()).collect();
+        if names.is_empty() {
+            format!("no session named {name} (there are none)")
+        } else {
+            format!("no session named {name} (there are: {})", names.join(", "))
+        }
+    }
+
+    fn new_session(&mut self, i: usize, r: Request) -> Result<(), Refusal> {
+        let Request::New { name, detached, vty: spec, cols, rows, log } = r else { return Ok(()) };
+        let name = match name {
+            Some(n) if self.sessions.iter().any(|s| s.name == n) => {
+                return Err(format!("a session named {n} exists already"))
+            }
+            Some(n) if n.is_empty() || n.contains(|c: char| c.is_control() || c == ':' || c == '.') => {
+                return Err(format!("{n:?} cannot name a session (no colons, dots or control characters)"))
+            }
+            Some(n) => n,
+            None => (0..)
+                .map(|k: u32| k.to_string())
+                .find(|n| !self.sessions.iter().any(|s| &s.name == n))
+                .unwrap_or_default(),
+        };
+        let size = vty_size(cols.clamp(1, MAX_COLS), rows.clamp(1, MAX_ROWS), self.opts.status);
+        let cwd = match &spec {
+            VtySpec::Program { cwd, .. } => cwd.clone(),
+            VtySpec::Serial { .. } => std::env::var_os("HOME").map(|h| h.into_vec()).unwrap_or_default(),
+        };
+        let mut vty = self.make_vty(spec, size)?;
+        if let Some(path) = log {
+            let path = PathBuf::from(OsString::from_vec(path));
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
+            vty.log = Some(file);
+        }
+        let id = self.id();
+        self.sessions.push(Session {
+            id,
+            name: name.clone(),
+            vtys: vec![vty],
+            current: 0,
+            size,
+            created: std::time::SystemTime::now(),
+            last_used: Instant::now(),
+            ended: Vec::new(),
+            cwd,
+        });
+        self.had_session = true;
+        if detached {
+            let c = &mut self.clients[i];
+            c.send(&Msg::Text(String::new()));
+            c.closing = true;
+        } else {
+            self.attach(i, id, cols, rows);
+        }
+        Ok(())
+    }
+
+    fn make_vty(&mut self, spec: VtySpec, size: Size) -> Result<Vty, Refusal> {
+        let id = self.id();
+        let term = Terminal::with_scrollback(size.cols as usize, size.rows as usize, self.opts.scrollback);
+        let (source, name) = match spec {
+            VtySpec::Program { argv, cwd } => {
+                let argv: Vec<OsString> = if argv.is_empty() {
+                    vec![self.opts.shell.clone()]
+                } else {
+                    argv.into_iter().map(OsString::from_vec).collect()
+                };
+                let cwd = PathBuf::from(OsString::from_vec(cwd));
+                let program = argv[0].to_string_lossy().into_owned();
+                let pty = pty::spawn_in(&argv, size, (!cwd.as_os_str().is_empty()).then_some(cwd.as_path()))
+                    .map_err(|e| format!("cannot start {program}: {e}"))?;
+                let pid = pty.child.id();
+                let short =
+                    Path::new(&program).file_name().map_or(program.clone(), |f| f.to_string_lossy().into_owned());
+                (Source::Pty { pty, pid }, short)
+            }
+            VtySpec::Serial { device, baud, data_bits, parity, stop_bits, flow, lock } => {
+                let path = PathBuf::from(OsString::from_vec(device));
+                let settings = Settings {
+                    baud,
+                    data_bits,
+                    parity: match parity {
+                        1 => Parity::Odd,
+                        2 => Parity::Even,
+                        _ => Parity::None,
+                    },
+                    stop_bits,
+                    flow: match flow {
+                        1 => Flow::Soft,
+                        2 => Flow::Hard,
+                        _ => Flow::None,
+                    },
+                    vmin: 1,
+                    vtime: 0,
+                };
+                let line = crate::serial::open_configured(&path, &settings, lock).map_err(|e| e.to_string())?;
+                let name = path.file_name().map_or("serial".into(), |f| f.to_string_lossy().into_owned());
+                (Source::Serial { path, settings, lock, line: Some(line), retry: Instant::now() }, name)
+            }
+        };
+        Ok(Vty {
+            id,
+            name,
+            term,
+            source,
+            log: None,
+            generation: 1,
+            activity: false,
+            bell: false,
+            bells_seen: 0,
+            to_write: Vec::new(),
+            ended: None,
+        })
+    }
+
+    fn attach(&mut self, i: usize, id: u64, cols: u16, rows: u16) {
+        let c = &mut self.clients[i];
+        c.session = Some(id);
+        c.cols = cols.clamp(1, MAX_COLS);
+        c.rows = rows.clamp(1, MAX_ROWS);
+        c.presenter = AnsiPresenter::new(c.cols as usize, c.rows as usize);
+        c.presenter.set_overlay_colours(self.opts.status_colours.0, self.opts.status_colours.1);
+        let mut out = Vec::new();
+        c.presenter.enter(&mut out);
+        c.send(&Msg::Output(out));
+        c.dirty = true;
+        c.drawn = (0, 0);
+        c.next_frame = Instant::now();
+        if let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) {
+            s.last_used = Instant::now();
+        }
+        self.follow_size(i);
+    }
+
+    /// The session of client `i` takes its size (it is the latest active client).
+    fn follow_size(&mut self, i: usize) {
+        let c = &self.clients[i];
+        let Some(id) = c.session else { return };
+        let size = c.vty_size(self.opts.status);
+        let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) else { return };
+        if s.size == size {
+            return;
+        }
+        s.size = size;
+        for v in &mut s.vtys {
+            v.term.resize(size.cols as usize, size.rows as usize);
+            if let Source::Pty { pty, .. } = &v.source {
+                let _ = pty.resize(size);
+            }
+            v.generation += 1;
+        }
+        // Every client of the session redraws from a clear screen (one of another size keeps
+        // no leftovers beyond the new screen's edge).
+        for c in self.clients.iter_mut().filter(|c| c.session == Some(id)) {
+            let mut out = Vec::new();
+            c.presenter.resize(c.cols as usize, c.rows as usize, &mut out);
+            c.send(&Msg::Output(out));
+            if c.copy.active {
+                c.copy.leave();
+                c.keys.scrolling = false;
+                c.presenter.set_mouse_for_blitty(false);
+            }
+            c.dirty = true;
+        }
+    }
+
+    fn detach_all(&mut self, session: u64, reason: &str, status: u8) {
+        for c in self.clients.iter_mut().filter(|c| c.session == Some(session)) {
+            detach(c, reason, status);
+        }
+    }
+
+    fn listing(&self) -> String {
+        let mut s = String::new();
+        if self.sessions.is_empty() {
+            s.push_str("no sessions\n");
+        }
+        for sess in &self.sessions {
+            let clients = self.clients.iter().filter(|c| c.session == Some(sess.id) && !c.closing).count();
+            let created = sess.created.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+            s.push_str(&format!(
+                "{}: {} vty{}, {}x{}, {} client{} attached, created {} UTC\n",
+                sess.name,
+                sess.vtys.len(),
+                if sess.vtys.len() == 1 { "" } else { "s" },
+                sess.size.cols,
+                sess.size.rows,
+                clients,
+                if clients == 1 { "" } else { "s" },
+                crate::console::timestamp(std::time::UNIX_EPOCH + Duration::from_secs(created))
+                    .trim()
+                    .trim_matches(|c| c == '[' || c == ']'),
+            ));
+            for (k, v) in sess.vtys.iter().enumerate() {
+                let what = match &v.source {
+                    Source::Pty { pid, .. } => format!("pid {pid}"),
+                    Source::Serial { path, settings, line, .. } => format!(
+                        "{} {} baud{}",
+                        path.display(),
+                        settings.baud,
+                        if line.is_none() { ", gone (looking for it)" } else { "" }
+                    ),
+                };
+                let mark = if k == sess.current { " (current)" } else { "" };
+                s.push_str(&format!("  {k}: {} [{what}]{mark}\n", v.name));
+            }
+            for e in &sess.ended {
+                s.push_str(&format!("  ended: {e}\n"));
+            }
+        }
+        s
+    }
+
+    // ---- vtys ----
+
+    fn vty_io(&mut self, si: usize, vi: usize, rev: PollFlags) {
+        let Some(s) = self.sessions.get_mut(si) else { return };
+        let Some(v) = s.vtys.get_mut(vi) else { return };
+        if rev.contains(PollFlags::OUT) && !v.to_write.is_empty() {
+            if let Some(fd) = v.source.fd() {
+                match rustix::io::write(fd, &v.to_write) {
+                    Ok(n) => {
+                        v.to_write.drain(..n);
+                    }
+                    Err(Errno::AGAIN) | Err(Errno::INTR) => {}
+                    Err(_) => v.to_write.clear(),
+                }
+            }
+        }
+        if !rev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) {
+            return;
+        }
+        // One buffer for every vty's reads, kept between turns.
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.resize(READ_SIZE, 0);
+        let Some(s) = self.sessions.get_mut(si) else { return };
+        let Some(v) = s.vtys.get_mut(vi) else { return };
+        let mut taken = 0;
+        let mut gone = false;
+        while taken < VTY_BUDGET {
+            let Some(fd) = v.source.fd() else { break };
+            match rustix::io::read(fd, &mut buf) {
+                Ok(0) => {
+                    gone = true;
+                    break;
+                }
+                Ok(n) => {
+                    taken += n;
+                    if let Some(f) = v.log.as_mut() {
+                        if let Err(e) = f.write_all(&buf[..n]) {
+                            v.term.feed(
+                                format!("\r\n[blitty: the log cannot be written: {e}; logging stopped]\r\n").as_bytes(),
+                            );
+                            v.log = None;
+                        }
+                    }
+                    v.term.feed(&buf[..n]);
+                }
+                Err(Errno::AGAIN) => break,
+                Err(Errno::INTR) => {}
+                Err(_) => {
+                    gone = true;
+                    break;
+                }
+            }
+        }
+        if taken > 0 {
+            v.generation += 1;
+            v.activity = true;
+            let replies = v.term.take_replies();
+            v.to_write.extend_from_slice(&replies);
+            if v.term.screen().bells() != v.bells_seen {
+                v.bells_seen = v.term.screen().bells();
+                v.bell = true;
+            }
+            // Clipboard writes of a program in a session are not passed on (yet): dropped.
+            let _ = v.term.screen_mut().take_clipboard();
+        }
+        self.buf = buf;
+        if gone {
+            match &mut v.source {
+                // The program ended (its status comes with SIGCHLD; see reap).
+                Source::Pty { .. } => {}
+                Source::Serial { path, line, retry, .. } => {
+                    *line = None;
+                    *retry = Instant::now() + REOPEN;
+                    v.term.feed(
+                        format!(
+                            "\r\n[blitty: {} went away; it is opened again when it comes back]\r\n",
+                            path.display()
+                        )
+                        .as_bytes(),
+                    );
+                    v.generation += 1;
+                }
+            }
+        }
+    }
+
+    fn reopen_serial(&mut self) {
+        let now = Instant::now();
+        for s in &mut self.sessions {
+            for v in &mut s.vtys {
+                if let Source::Serial { path, settings, lock, line, retry } = &mut v.source {
+                    if line.is_none() && now >= *retry {
+                        match crate::serial::open_configured(path, settings, *lock) {
+                            Ok(l) => {
+                                *line = Some(l);
+                                v.term.feed(format!("[blitty: {} is back]\r\n", path.display()).as_bytes());
+                                v.generation += 1;
+                            }
+                            Err(_) => *retry = now + REOPEN,
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Collects the status of programs that ended.
+    fn reap(&mut self) {
+        for s in &mut self.sessions {
+            for v in &mut s.vtys {
+                if let Source::Pty { pty, .. } = &mut v.source {
+                    if v.ended.is_none() {
+                        if let Ok(Some(status)) = pty.child.try_wait() {
+                            // What it wrote last is read before it goes.
+                            let mut buf = vec![0u8; 65536];
+                            for _ in 0..16 {
+                                match rustix::io::read(&pty.master, &mut buf) {
+                                    Ok(n) if n > 0 => {
+                                        if let Some(f) = v.log.as_mut() {
+                                            let _ = f.write_all(&buf[..n]);
+                                        }
+                                        v.term.feed(&buf[..n]);
+                                    }
+                                    _ => break,
+                                }
+                            }
+                            let code = crate::session::shell_status(status);
+                            let words = match status.code() {
+                                Some(c) => format!("exited with status {c}"),
+                                None => format!("was killed by signal {}", code - 128),
+                            };
+                            v.ended = Some((words, code.clamp(0, 255) as u8));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn remove_ended(&mut self) {
+        let mut gone_sessions = Vec::new();
+        for s in &mut self.sessions {
+            let mut k = 0;
+            while k < s.vtys.len() {
+                if let Some((words, status)) = s.vtys[k].ended.clone() {
+                    let v = s.vtys.remove(k);
+                    s.ended.push(format!("{} ({}) {words}", v.name, v.id));
+                    if s.ended.len() > ENDED_KEPT {
+                        s.ended.remove(0);
+                    }
+                    if s.current > k || s.current >= s.vtys.len() {
+                        s.current = s.current.saturating_sub(1);
+                    }
+                    if s.vtys.is_empty() {
+                        gone_sessions.push((s.id, format!("session {} ended: {} {words}", s.name, v.name), status));
+                    }
+                } else {
+                    k += 1;
+                }
+            }
+        }
+        for (id, reason, status) in gone_sessions {
+            if let Some(k) = self.sessions.iter().position(|s| s.id == id) {
+                end_session(self.sessions.remove(k));
+            }
+            self.detach_all(id, &reason, status);
+        }
+    }
+
+    // ---- keys ----
+
+    fn keys(&mut self, i: usize, bytes: &[u8]) {
+        let Some(id) = self.clients[i].session else { return };
+        // The typing client is the latest: the session takes its size.
+        if let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) {
+            s.last_used = Instant::now();
+        }
+        self.follow_size(i);
+        let mut actions = Vec::new();
+        let rows = self.clients[i].rows as usize;
+        if !matches!(self.clients[i].mode, Mode::Normal) {
+            self.mode_key(i, bytes);
+            return;
+        }
+        self.clients[i].keys.feed(bytes, rows, &mut actions);
+        for a in actions {
+            match a {
+                Action::Forward(b) => {
+                    if !matches!(self.clients[i].mode, Mode::Normal) {
+                        self.mode_key(i, &b);
+                    } else if let Some(v) = self.current_vty_mut(id) {
+                        v.to_write.extend_from_slice(&b);
+                    }
+                }
+                Action::Scrollback(back) => {
+                    let Some(s) = self.sessions.iter().find(|s| s.id == id) else { continue };
+                    let Some(v) = s.vtys.get(s.current) else { continue };
+                    let c = &mut self.clients[i];
+                    c.copy.enter(v.term.screen(), back);
+                    c.presenter.set_mouse_for_blitty(true);
+                    c.presenter.invalidate();
+                    c.dirty = true;
+                }
+                Action::Copy(b) => {
+                    let Some(s) = self.sessions.iter().find(|s| s.id == id) else { continue };
+                    let Some(v) = s.vtys.get(s.current) else { continue };
+                    let c = &mut self.clients[i];
+                    let done = c.copy.key(&b, v.term.screen());
+                    if let Some(text) = done.copy {
+                        let clip = blitty_vt::term::Clipboard { selections: "c".into(), text: text.into_bytes() };
+                        c.clipboard = crate::session::clipboard_write(&clip);
+                    }
+                    if done.leave {
+                        c.keys.scrolling = false;
+                        c.presenter.set_mouse_for_blitty(false);
+                    }
+                    c.presenter.invalidate();
+                    c.dirty = true;
+                }
+                Action::Command(k) => self.command(i, id, &k),
+            }
+        }
+    }
+
+    fn current_vty_mut(&mut self, id: u64) -> Option<&mut Vty> {
+        let s = self.sessions.iter_mut().find(|s| s.id == id)?;
+        s.vtys.get_mut(s.current)
+    }
+
+    fn select(&mut self, id: u64, k: usize) {
+        let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) else { return };
+        if k < s.vtys.len() && k != s.current {
+            s.current = k;
+            for c in self.clients.iter_mut().filter(|c| c.session == Some(id)) {
+                if c.copy.active {
+                    c.copy.leave();
+                    c.keys.scrolling = false;
+                    c.presenter.set_mouse_for_blitty(false);
+                }
+                c.presenter.invalidate();
+                c.dirty = true;
+            }
+        }
+    }
+
+    fn command(&mut self, i: usize, id: u64, k: &[u8]) {
+        let count = self.session(id).map_or(0, |s| s.vtys.len());
+        let current = self.session(id).map_or(0, |s| s.current);
+        match k {
+            b"c" => {
+                let size = self.session(id).map(|s| s.size).unwrap_or(Size { cols: 80, rows: 24 });
+                let cwd = self.session(id).map(|s| s.cwd.clone()).unwrap_or_default();
+                match self.make_vty(VtySpec::Program { argv: Vec::new(), cwd }, size) {
+                    Ok(v) => {
+                        if let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) {
+                            s.vtys.push(v);
+                            let n = s.vtys.len() - 1;
+                            self.select(id, n);
+                        }
+                    }
+                    Err(e) => self.note(i, e),
+                }
+            }
+            b"n" if count > 0 => self.select(id, (current + 1) % count),
+            b"p" if count > 0 => self.select(id, (current + count - 1) % count),
+            [d @ b'0'..=b'9'] => {
+                let k = (d - b'0') as usize;
+                if k < count {
+                    self.select(id, k);
+                } else {
+                    self.note(i, format!("no vty {k}"));
+                }
+            }
+            b"d" => {
+                let name = self.session(id).map(|s| s.name.clone()).unwrap_or_default();
+                detach(&mut self.clients[i], &format!("detached from session {name}"), 0);
+            }
+            b"w" => self.set_mode(i, Mode::Choose(current)),
+            b"," => self.set_mode(i, Mode::Rename(String::new())),
+            b"&" => self.set_mode(i, Mode::ConfirmKill),
+            b"?" => self.set_mode(i, Mode::Help),
+            _ => {
+                let p = self.opts.prefix.name();
+                self.note(i, format!("{p} {}: not a command — {p} ? for help", keys::key_name(k)));
+            }
+        }
+    }
+
+    fn set_mode(&mut self, i: usize, mode: Mode) {
+        let c = &mut self.clients[i];
+        c.mode = mode;
+        c.presenter.invalidate();
+        c.dirty = true;
+    }
+
+    fn note(&mut self, i: usize, text: String) {
+        let c = &mut self.clients[i];
+        c.message = Some((text, Instant::now() + MESSAGE));
+        c.dirty = true;
+    }
+
+    /// A key while a list, a prompt or the help is up.
+    fn mode_key(&mut self, i: usize, bytes: &[u8]) {
+        let Some(id) = self.clients[i].session else { return };
+        let count = self.session(id).map_or(0, |s| s.vtys.len());
+        let mode = std::mem::replace(&mut self.clients[i].mode, Mode::Normal);
+        let next = match mode {
+            Mode::Normal | Mode::Help => Mode::Normal,
+            Mode::Choose(at) => match bytes {
+                b"\r" | b"\n" => {
+                    self.select(id, at);
+                    Mode::Normal
+                }
+                [d @ b'0'..=b'9'] if ((d - b'0') as usize) < count => {
+                    self.select(id, (d - b'0') as usize);
+                    Mode::Normal
+                }
+                b"j" | b"\x1b[B" | b"\x1bOB" => Mode::Choose((at + 1).min(count.saturating_sub(1))),
+                b"k" | b"\x1b[A" | b"\x1bOA" => Mode::Choose(at.saturating_sub(1)),
+                b"q" | b"\x1b" | b"\x03" => Mode::Normal,
+                _ => Mode::Choose(at),
+            },
+            Mode::Rename(mut text) => {
+                let mut done = None;
+                for &b in bytes {
+                    match b {
+                        b'\r' | b'\n' => done = Some(true),
+                        0x1b | 0x03 => done = Some(false),
+                        0x7f | 0x08 => {
+                            text.pop();
+                        }
+                        _ => {}
+                    }
+                    if done.is_some() {
+                        break;
+                    }
+                }
+                if done.is_none() {
+                    if let Ok(s) = std::str::from_utf8(bytes) {
+                        text.extend(
+                            s.chars().filter(|c| !c.is_control()).take(64usize.saturating_sub(text.chars().count())),
+                        );
+                    }
+                }
+                match done {
+                    Some(true) => {
+                        let name = text.trim().to_string();
+                        if !name.is_empty() {
+                            if let Some(v) = self.current_vty_mut(id) {
+                                v.name = name;
+                            }
+                        }
+                        Mode::Normal
+                    }
+                    Some(false) => Mode::Normal,
+                    None => Mode::Rename(text),
+                }
+            }
+            Mode::ConfirmKill => {
+                if bytes == b"y" || bytes == b"Y" {
+                    // It closes when its program has gone (SIGCHLD), with the status it ended with.
+                    if let Some(v) = self.current_vty_mut(id) {
+                        kill_vty(v);
+                    }
+                }
+                Mode::Normal
+            }
+        };
+        let c = &mut self.clients[i];
+        c.mode = next;
+        c.presenter.invalidate();
+        c.dirty = true;
+    }
+
+    // ---- frames ----
+
+    fn frames(&mut self) {
+        let now = Instant::now();
+        let hz = self.opts.hz.clamp(1, 1000) as f64;
+        let interval = Duration::from_secs_f64(1.0 / hz);
+        // How many clients show each vty: with more than one, each frame compares every cell
+        // (the engine's damage is cleared by whichever frame goes first).
+        let mut viewers: HashMap<u64, usize> = HashMap::new();
+        for c in &self.clients {
+            if let Some(v) = self.shown(c) {
+                *viewers.entry(v.id).or_default() += 1;
+            }
+        }
+        for c in &mut self.clients {
+            if c.message.as_ref().is_some_and(|(_, until)| now >= *until) {
+                c.message = None;
+                c.presenter.invalidate();
+                c.dirty = true;
+            }
+        }
+        for ci in 0..self.clients.len() {
+            let c = &self.clients[ci];
+            if c.closing || c.session.is_none() || !c.idle() || now < c.next_frame || !self.client_dirty(c) {
+                continue;
+            }
+            let Some(sid) = self.clients[ci].session else { continue };
+            let Some(si) = self.sessions.iter().position(|s| s.id == sid) else { continue };
+            let status_on = self.opts.status;
+            let prefix = self.opts.prefix;
+            let (sessions, clients) = (&mut self.sessions, &mut self.clients);
+            let s = &mut sessions[si];
+            let c = &mut clients[ci];
+            let Some(current) = s.vtys.get(s.current).map(|v| v.id) else { continue };
+            if c.drawn.0 != current || viewers.get(&current).copied().unwrap_or(0) > 1 {
+                c.presenter.invalidate();
+            }
+            c.copy.follow(s.vtys[s.current].term.screen());
+            let v = &mut s.vtys[s.current];
+            v.activity = false;
+            v.bell = false;
+            let mut frame = std::mem::take(&mut c.clipboard);
+            let offset = c.copy.offset(v.term.screen());
+            c.presenter.frame(View { screen: v.term.screen(), offset }, &mut frame);
+            if c.copy.active {
+                c.copy.draw(&mut c.presenter, v.term.screen(), &mut frame);
+                c.presenter.invalidate();
+            }
+            match &c.mode {
+                Mode::Help => {
+                    for (y, row) in keys::help_rows(prefix, SESSION_COMMANDS, "the program").iter().enumerate() {
+                        c.presenter.overlay(y, row, &mut frame);
+                    }
+                }
+                Mode::Choose(at) => {
+                    c.presenter.overlay(0, " choose a vty: Enter or its number; j/k move; q closes ", &mut frame);
+                    for (k, vty) in s.vtys.iter().enumerate() {
+                        let mark = if k == *at { ">" } else { " " };
+                        let row = format!("{mark} {k}: {} ", vty.name);
+                        c.presenter.overlay(k + 1, &format!("{row:<40}"), &mut frame);
+                    }
+                }
+                Mode::Rename(text) => c.presenter.overlay(0, &format!(" rename vty: {text}_ "), &mut frame),
+                Mode::ConfirmKill => {
+                    let name = &s.vtys[s.current].name;
+                    c.presenter.overlay(0, &format!(" kill vty {} ({name})? y/n ", s.current), &mut frame);
+                }
+                Mode::Normal => {
+                    if let Some((text, _)) = &c.message {
+                        c.presenter.overlay(0, &format!(" {text} "), &mut frame);
+                    }
+                }
+            }
+            if status_on && c.rows >= 2 {
+                let row = status_row(s, c.cols as usize);
+                c.presenter.overlay(c.rows as usize - 1, &row, &mut frame);
+                c.status_drawn = row;
+            }
+            let v = &mut s.vtys[s.current];
+            // The cursor back where the program has it (the overlays moved it).
+            if !c.copy.active && matches!(c.mode, Mode::Normal) {
+                c.presenter.place_cursor(v.term.screen(), &mut frame);
+            }
+            v.term.screen_mut().clear_damage();
+            c.drawn = (v.id, v.generation);
+            c.dirty = false;
+            c.next_frame = now + interval;
+            c.send(&Msg::Output(frame));
+        }
+        // Marks of the status row (activity, bells) change for vtys nobody shows: the clients
+        // of their session redraw the row.
+        for s in &self.sessions {
+            let marks = s.vtys.iter().enumerate().any(|(k, v)| k != s.current && (v.activity || v.bell));
+            if marks {
+                for c in self.clients.iter_mut().filter(|c| c.session == Some(s.id)) {
+                    if !c.dirty {
+                        let row = status_row(s, c.cols as usize);
+                        if self.opts.status && c.rows >= 2 && c.status_drawn != row {
+                            c.dirty = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The status row: the session's name, then each vty as `N:name` with `*` on the current one,
+/// `#` on one with output not seen, `!` on one that rang the bell.
+fn status_row(s: &Session, cols: usize) -> String {
+    let mut row = format!(" [{}] ", s.name);
+    for (k, v) in s.vtys.iter().enumerate() {
+        let mark = if k == s.current {
+            "*"
+        } else if v.bell {
+            "!"
+        } else if v.activity {
+            "#"
+        } else {
+            " "
+        };
+        row.push_str(&format!("{k}:{}{mark} ", v.name));
+    }
+    let n = row.chars().count();
+    if n < cols {
+        row.extend(std::iter::repeat_n(' ', cols - n));
+    }
+    row.chars().take(cols).collect()
+}
+
+fn detach(c: &mut Client, reason: &str, status: u8) {
+    if c.closing {
+        return;
+    }
+    let mut out = Vec::new();
+    c.presenter.leave(&mut out);
+    c.send(&Msg::Output(out));
+    c.send(&Msg::Exit { reason: reason.to_string(), status });
+    c.session = None;
+    c.closing = true;
+}
+
+fn kill_vty(v: &mut Vty) {
+    if let Source::Pty { pty, .. } = &mut v.source {
+        if let Some(pid) = rustix::process::Pid::from_raw(pty.child.id() as i32) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::HUP);
+        }
+    }
+}
+
+/// Hangs up every program of a session (SIGHUP to each process group, as a closing terminal
+/// does) and lets its serial lines go (their settings restored by their guards).
+fn end_session(mut s: Session) {
+    for v in &mut s.vtys {
+        kill_vty(v);
+    }
+}
+
+/// The size vtys get on a terminal of `cols` x `rows`: less the status row.
+fn vty_size(cols: u16, rows: u16, status: bool) -> Size {
+    let rows = if status && rows >= 2 { rows - 1 } else { rows };
+    Size { cols: cols.max(1), rows: rows.max(1) }
+}
