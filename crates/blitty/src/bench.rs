@@ -13,7 +13,7 @@ use anyhow::{anyhow, Result};
 #[command(disable_help_flag = true)]
 pub struct Args {
     /// What `blitty-lab bench` takes: an experiment (all, engine, run, stdio, writes, scroll,
-    /// stones, ports), --quick, --targets LIST, --out DIR, --json, --help.
+    /// stones, ports, sessions), --quick, --targets LIST, --out DIR, --json, --help.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
     args: Vec<OsString>,
 }

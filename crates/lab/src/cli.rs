@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::ports_bench;
 use crate::probes::Copy;
 use crate::report::{Context, Error, Reports, Section};
-use crate::{engine_bench, run_bench, scroll_bench, stdio_bench, stones_bench, writes_bench};
+use crate::{engine_bench, run_bench, scroll_bench, sessions_bench, stdio_bench, stones_bench, writes_bench};
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -47,6 +47,8 @@ enum Which {
     Stones,
     /// Many serial lines (pty pairs) received at once: blitty against picocom, tio and simple readers.
     Ports,
+    /// The session server: a flood in a vty no client shows, and memory per vty, against tmux.
+    Sessions,
 }
 
 #[derive(clap::Args)]
@@ -134,7 +136,7 @@ impl Programs {
 type Experiment = fn(&Context, &mut dyn FnMut(&str)) -> Result<Section, Error>;
 
 /// Every experiment, in the order `all` runs them.
-const EXPERIMENTS: [(Which, Experiment); 7] = [
+const EXPERIMENTS: [(Which, Experiment); 8] = [
     (Which::Engine, engine_bench::experiment),
     (Which::Writes, writes_bench::experiment),
     (Which::Stones, stones_bench::experiment),
@@ -142,6 +144,7 @@ const EXPERIMENTS: [(Which, Experiment); 7] = [
     (Which::Stdio, stdio_bench::experiment),
     (Which::Run, run_bench::experiment),
     (Which::Ports, ports_bench::experiment),
+    (Which::Sessions, sessions_bench::experiment),
 ];
 
 pub fn run(args: BenchArgs) -> Result<(), Error> {

@@ -13,6 +13,7 @@ pub mod probes;
 pub mod report;
 pub mod run_bench;
 pub mod scroll_bench;
+pub mod sessions_bench;
 pub mod stdio_bench;
 pub mod stones_bench;
 pub mod terminals;

@@ -1,0 +1,467 @@
+//! `blitty bench sessions`: what a session server costs, blitty's against tmux's, in one run.
+//!
+//! - **A flood in a vty no client shows**, while a client (attached in a pty a plain reader
+//!   drains) shows another: `cat` of plain text, then of colour-dense text, timed by the
+//!   writer; the server's CPU seconds per GB (from /proc, the server's whole process). The
+//!   engine alone, parsing the same file in this process, is the floor. tmux: the flood in a
+//!   window made with `new-window -d` (in the background) of the attached session.
+//! - **Memory per vty** with 10,000 lines of scrollback filled (80-column lines): the server's
+//!   resident memory with N sessions against with none, over N. tmux with `history-limit 10000`.
+//!
+//! Not measured yet (the other rows): GNU screen as a peer, 100 vtys at 1 MB/s each,
+//! the time to attach to a 200x60 screen, and 1,000 serial lines as vtys.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use comfy_table::{presets::ASCII_MARKDOWN, Table};
+
+use crate::report::{header, machine, Context, Error, Section};
+use crate::run_bench::{drained_by, which, Reader};
+use crate::workloads::{self, Rng};
+
+pub struct Options {
+    pub quick: bool,
+    pub blitty: PathBuf,
+}
+
+/// One flood: MB/s as the writer saw it, and the server's CPU seconds per GB.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Flood {
+    pub mbps: f64,
+    pub cpu_per_gb: f64,
+}
+
+pub struct Row {
+    pub target: String,
+    /// Per file: the flood, or why it could not run.
+    pub floods: Vec<Result<Flood, String>>,
+    /// Resident memory per vty (MB) with a full scrollback, or why not.
+    pub memory: Result<f64, String>,
+}
+
+pub struct Report {
+    pub files: Vec<String>,
+    pub rows: Vec<Row>,
+    pub vtys: usize,
+}
+
+const TIMEOUT: Duration = Duration::from_secs(300);
+
+/// CPU seconds (user and system) of process `pid`.
+fn cpu_seconds(pid: u32) -> Result<f64, String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| format!("process {pid}: {e}"))?;
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = rustix::param::clock_ticks_per_second() as f64;
+    let get = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    Ok((get(11) + get(12)) / ticks)
+}
+
+/// Resident memory of process `pid`, in MB.
+fn rss_mb(pid: u32) -> Result<f64, String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| format!("process {pid}: {e}"))?;
+    let kb = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<f64>().ok())
+        .ok_or("no VmRSS")?;
+    Ok(kb / 1024.0)
+}
+
+fn wait_until(what: &str, mut ok: impl FnMut() -> bool) -> Result<(), String> {
+    let deadline = Instant::now() + TIMEOUT;
+    while !ok() {
+        if Instant::now() > deadline {
+            return Err(format!("timed out waiting for {what}"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+/// Waits until `pid`'s resident memory has not changed for half a second.
+fn settled_rss(pid: u32) -> Result<f64, String> {
+    let mut last = rss_mb(pid)?;
+    let mut since = Instant::now();
+    let deadline = Instant::now() + TIMEOUT;
+    while since.elapsed() < Duration::from_millis(500) {
+        if Instant::now() > deadline {
+            return Err("memory did not settle".into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        let now = rss_mb(pid)?;
+        if now != last {
+            last = now;
+            since = Instant::now();
+        }
+    }
+    Ok(last)
+}
+
+fn read_seconds(path: &Path) -> Option<f64> {
+    std::fs::read_to_string(path).ok()?.trim().parse::<f64>().ok().map(|ns| ns / 1e9)
+}
+
+/// The shell script that writes `file` and records how long it took, in nanoseconds.
+fn writer(file: &Path, out: &Path) -> String {
+    format!(
+        "a=$(date +%s%N); cat {}; b=$(date +%s%N); echo $((b-a)) > {}.part; mv {}.part {}",
+        file.display(),
+        out.display(),
+        out.display(),
+        out.display()
+    )
+}
+
+/// A blitty server of its own (a runtime directory of its own).
+struct Blitty {
+    bin: PathBuf,
+    rt: PathBuf,
+}
+
+impl Blitty {
+    fn new(bin: &Path, rt: PathBuf) -> Result<Blitty, String> {
+        std::fs::create_dir_all(&rt).map_err(|e| e.to_string())?;
+        Ok(Blitty { bin: bin.to_path_buf(), rt })
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(&self.bin);
+        c.env("XDG_RUNTIME_DIR", &self.rt)
+            .env("XDG_CONFIG_HOME", &self.rt)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Result<(), String> {
+        let out = self.cmd().args(args).output().map_err(|e| e.to_string())?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+        }
+    }
+
+    fn ls(&self) -> String {
+        self.cmd()
+            .arg("ls")
+            .stdout(Stdio::piped())
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    }
+
+    fn server_pid(&self) -> Result<u32, String> {
+        let socket = self.rt.join("blitty").join("default");
+        let out = Command::new("pgrep")
+            .args(["-f", &format!("server --socket {}", socket.display())])
+            .output()
+            .map_err(|e| format!("pgrep: {e}"))?;
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse().ok())
+            .ok_or("no server process".into())
+    }
+
+    fn attach_argv(&self, name: &str) -> Vec<String> {
+        vec![
+            "env".into(),
+            format!("XDG_RUNTIME_DIR={}", self.rt.display()),
+            format!("XDG_CONFIG_HOME={}", self.rt.display()),
+            self.bin.display().to_string(),
+            "attach".into(),
+            name.into(),
+        ]
+    }
+}
+
+impl Drop for Blitty {
+    fn drop(&mut self) {
+        if let Ok(pid) = self.server_pid() {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    }
+}
+
+fn blitty_flood(bin: &Path, dir: &Path, file: &Path, n: usize) -> Result<Flood, String> {
+    let b = Blitty::new(bin, dir.join(format!("rt-flood-{n}")))?;
+    b.run(&["new", "-d", "-s", "shown", "--", "sleep", "100000"])?;
+    let pid = b.server_pid()?;
+    let argv = b.attach_argv("shown");
+    let client = std::thread::spawn(move || drained_by(&argv, TIMEOUT, Reader::Plain));
+    wait_until("the client to attach", || b.ls().contains("1 client attached"))?;
+    let out = dir.join(format!("timing-blitty-{n}"));
+    let _ = std::fs::remove_file(&out);
+    let cpu0 = cpu_seconds(pid)?;
+    b.run(&["new", "-d", "-s", "flood", "--", "sh", "-c", &writer(file, &out)])?;
+    wait_until("the flood to end", || out.exists())?;
+    // The server has read everything once the flood's session has ended (its program's output
+    // is read before it is reaped).
+    wait_until("the flood's session to end", || !b.ls().contains("flood:"))?;
+    let cpu1 = cpu_seconds(pid)?;
+    let seconds = read_seconds(&out).ok_or("no timing")?;
+    b.run(&["kill", "shown"])?;
+    let _ = client.join();
+    let bytes = std::fs::metadata(file).map_err(|e| e.to_string())?.len() as f64;
+    Ok(Flood { mbps: bytes / seconds / 1e6, cpu_per_gb: (cpu1 - cpu0) / bytes * 1e9 })
+}
+
+fn tmux_conf(dir: &Path, history: bool) -> Result<PathBuf, String> {
+    let conf = dir.join(if history { "tmux-history.conf" } else { "tmux.conf" });
+    let mut text = String::from("set -g status off\nset -g default-terminal tmux-256color\n");
+    if history {
+        text.push_str("set -g history-limit 10000\n");
+    }
+    std::fs::write(&conf, text).map_err(|e| e.to_string())?;
+    Ok(conf)
+}
+
+fn tmux(sock: &str, conf: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("tmux")
+        .args(["-L", sock, "-f", &conf.display().to_string()])
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+fn tmux_flood(dir: &Path, file: &Path, n: usize) -> Result<Flood, String> {
+    let conf = tmux_conf(dir, false)?;
+    let sock = format!("blitty-bench-sessions-{}-{n}", std::process::id());
+    tmux(&sock, &conf, &["new-session", "-d", "-s", "shown", "-x", "80", "-y", "24", "sleep 100000"])?;
+    let result = (|| {
+        let pid: u32 = tmux(&sock, &conf, &["display-message", "-p", "#{pid}"])?.parse().map_err(|_| "no tmux pid")?;
+        let argv: Vec<String> = ["tmux", "-L", &sock, "attach", "-t", "shown"].iter().map(|s| s.to_string()).collect();
+        let client = std::thread::spawn(move || drained_by(&argv, TIMEOUT, Reader::Plain));
+        wait_until("tmux's client", || tmux(&sock, &conf, &["list-clients"]).is_ok_and(|c| !c.is_empty()))?;
+        let out = dir.join(format!("timing-tmux-{n}"));
+        let _ = std::fs::remove_file(&out);
+        let cpu0 = cpu_seconds(pid)?;
+        tmux(&sock, &conf, &["new-window", "-d", "-t", "shown", &writer(file, &out)])?;
+        wait_until("the flood to end", || out.exists())?;
+        wait_until("the flood's window to close", || {
+            tmux(&sock, &conf, &["list-windows", "-t", "shown"]).is_ok_and(|w| w.lines().count() == 1)
+        })?;
+        let cpu1 = cpu_seconds(pid)?;
+        let seconds = read_seconds(&out).ok_or("no timing")?;
+        let _ = tmux(&sock, &conf, &["kill-server"]);
+        let _ = client.join();
+        let bytes = std::fs::metadata(file).map_err(|e| e.to_string())?.len() as f64;
+        Ok(Flood { mbps: bytes / seconds / 1e6, cpu_per_gb: (cpu1 - cpu0) / bytes * 1e9 })
+    })();
+    let _ = tmux(&sock, &conf, &["kill-server"]);
+    result
+}
+
+/// The engine alone parsing `file` in 64 KiB chunks: MB/s and CPU seconds per GB of this thread.
+fn engine_flood(file: &Path) -> Result<Flood, String> {
+    let data = std::fs::read(file).map_err(|e| e.to_string())?;
+    let mut term = blitty_vt::Terminal::with_scrollback(80, 23, blitty_vt::term::DEFAULT_SCROLLBACK);
+    let cpu0 = thread_cpu();
+    let t0 = Instant::now();
+    for chunk in data.chunks(64 * 1024) {
+        term.feed(chunk);
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let cpu = thread_cpu() - cpu0;
+    std::hint::black_box(&term);
+    let bytes = data.len() as f64;
+    Ok(Flood { mbps: bytes / secs / 1e6, cpu_per_gb: cpu / bytes * 1e9 })
+}
+
+fn thread_cpu() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
+        .unwrap_or(0.0)
+        / 1e9
+}
+
+/// A program that fills 10,000 lines of scrollback with 80-column lines, then waits.
+fn filler() -> String {
+    "yes $(printf '%079d' 0) | head -n 12000; exec sleep 100000".to_string()
+}
+
+fn blitty_memory(bin: &Path, dir: &Path, vtys: usize) -> Result<f64, String> {
+    let b = Blitty::new(bin, dir.join("rt-memory"))?;
+    b.run(&["new", "-d", "-s", "base", "--", "sleep", "100000"])?;
+    let pid = b.server_pid()?;
+    let base = settled_rss(pid)?;
+    for k in 0..vtys {
+        b.run(&["new", "-d", "-s", &format!("m{k}"), "--", "sh", "-c", &filler()])?;
+    }
+    let full = settled_rss(pid)?;
+    Ok((full - base) / vtys as f64)
+}
+
+fn tmux_memory(dir: &Path, vtys: usize) -> Result<f64, String> {
+    let conf = tmux_conf(dir, true)?;
+    let sock = format!("blitty-bench-sessions-mem-{}", std::process::id());
+    tmux(&sock, &conf, &["new-session", "-d", "-s", "base", "-x", "80", "-y", "24", "sleep 100000"])?;
+    let result = (|| {
+        let pid: u32 = tmux(&sock, &conf, &["display-message", "-p", "#{pid}"])?.parse().map_err(|_| "no tmux pid")?;
+        let base = settled_rss(pid)?;
+        for k in 0..vtys {
+            tmux(&sock, &conf, &["new-session", "-d", "-s", &format!("m{k}"), "-x", "80", "-y", "24", &filler()])?;
+        }
+        let full = settled_rss(pid)?;
+        Ok((full - base) / vtys as f64)
+    })();
+    let _ = tmux(&sock, &conf, &["kill-server"]);
+    result
+}
+
+pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, String> {
+    let dir = std::env::temp_dir().join(format!("blitty-bench-sessions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let (plain_mb, colour_mb, vtys) = if opts.quick { (10, 4, 4) } else { (100, 20, 10) };
+    progress("generating files");
+    let plain = dir.join("plain.txt");
+    let mut text = workloads::plain_lines(&mut Rng::new(7), plain_mb * 1_000_000);
+    text.retain(|&b| b != b'\r');
+    std::fs::write(&plain, &text).map_err(|e| e.to_string())?;
+    let colour = dir.join("colour.txt");
+    let mut text = workloads::sgr_256(&mut Rng::new(8), colour_mb * 1_000_000);
+    text.retain(|&b| b != b'\r');
+    std::fs::write(&colour, &text).map_err(|e| e.to_string())?;
+    drop(text);
+    let files = [plain.clone(), colour.clone()];
+    let labels = vec![format!("plain text, {plain_mb} MB"), format!("SGR-dense (256-colour per cell), {colour_mb} MB")];
+    let mut rows = Vec::new();
+
+    progress("the engine alone");
+    rows.push(Row {
+        target: "the engine alone (the floor)".into(),
+        floods: files.iter().map(|f| engine_flood(f)).collect(),
+        memory: Err("-".into()),
+    });
+    progress("blitty's server: a flood in a vty no client shows");
+    let mut floods = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        floods.push(blitty_flood(&opts.blitty, &dir, f, i));
+    }
+    progress("blitty's server: memory per vty");
+    let memory = blitty_memory(&opts.blitty, &dir, vtys);
+    rows.push(Row { target: "blitty server, vty not shown".into(), floods, memory });
+    if which("tmux") {
+        progress("tmux: a flood in a background window");
+        let mut floods = Vec::new();
+        for (i, f) in files.iter().enumerate() {
+            floods.push(tmux_flood(&dir, f, i));
+        }
+        progress("tmux: memory per window");
+        let memory = tmux_memory(&dir, vtys);
+        rows.push(Row { target: "tmux, window in the background".into(), floods, memory });
+    } else {
+        let missing = "not installed (apt-get install tmux)".to_string();
+        rows.push(Row {
+            target: "tmux".into(),
+            floods: vec![Err(missing.clone()), Err(missing.clone())],
+            memory: Err(missing),
+        });
+    }
+    rows.push(Row {
+        target: "GNU screen".into(),
+        floods: vec![Err("not measured yet".into()), Err("not measured yet".into())],
+        memory: Err("not measured yet".into()),
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(Report { files: labels, rows, vtys })
+}
+
+pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Section, Error> {
+    let report = run(&Options { quick: ctx.quick, blitty: ctx.blitty.clone() }, progress)?;
+    let md = markdown(&report, &ctx.command);
+    let json = serde_json::json!({
+        "command": ctx.command, "machine": machine(), "files": report.files, "vtys": report.vtys,
+        "rows": report.rows.iter().map(|r| serde_json::json!({
+            "target": r.target,
+            "floods": r.floods.iter().map(|f| match f { Ok(f) => serde_json::json!(f), Err(e) => serde_json::json!({"error": e}) }).collect::<Vec<_>>(),
+            "memory_mb_per_vty": match &r.memory { Ok(m) => serde_json::json!(m), Err(e) => serde_json::json!({"error": e}) },
+        })).collect::<Vec<_>>(),
+    });
+    Ok(Section { name: "sessions", markdown: md, json })
+}
+
+fn markdown(r: &Report, command: &str) -> String {
+    let mut s = header("sessions: a flood in a vty no client shows, and memory per vty", command, false);
+    let _ = writeln!(
+        s,
+        "A client is attached (in a pty a plain reader drains) and shows another vty; the flood is `cat` timed by the writer; CPU is the server's whole process. Memory: resident memory with {} vtys each holding 10,000 lines of 80 columns in their scrollback, less the server's with one idle vty, over {}.  \n",
+        r.vtys, r.vtys
+    );
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN);
+    let mut head = vec!["target".to_string()];
+    for f in &r.files {
+        head.push(format!("{f}: MB/s"));
+        head.push(format!("{f}: CPU s per GB"));
+    }
+    head.push("MB per vty".into());
+    t.set_header(head);
+    for row in &r.rows {
+        let mut cells = vec![row.target.clone()];
+        for f in &row.floods {
+            match f {
+                Ok(f) => {
+                    cells.push(format!("{:.0}", f.mbps));
+                    cells.push(format!("{:.2}", f.cpu_per_gb));
+                }
+                Err(e) => {
+                    cells.push(e.clone());
+                    cells.push("-".into());
+                }
+            }
+        }
+        cells.push(match &row.memory {
+            Ok(m) => format!("{m:.2}"),
+            Err(e) => e.clone(),
+        });
+        t.add_row(cells);
+    }
+    let _ = writeln!(s, "{t}\n");
+    let find = |name: &str| r.rows.iter().find(|row| row.target.starts_with(name));
+    if let (Some(b), Some(e)) = (find("blitty"), find("the engine")) {
+        for (i, label) in r.files.iter().enumerate() {
+            if let (Ok(bf), Ok(ef)) = (&b.floods[i], &e.floods[i]) {
+                let _ = write!(
+                    s,
+                    "On {label}, the server spends {:.2} CPU s per GB on a vty no client shows; the engine alone {:.2} ({:.0}% more: the server reads the pty a few KiB per system call, and polls between reads).",
+                    bf.cpu_per_gb,
+                    ef.cpu_per_gb,
+                    100.0 * (bf.cpu_per_gb / ef.cpu_per_gb - 1.0)
+                );
+                if let Some(Ok(tf)) = find("tmux,").map(|t| &t.floods[i]) {
+                    let _ = write!(
+                        s,
+                        " tmux spends {:.2} ({:.1}x blitty's); the writer ran at {:.0} MB/s through blitty, {:.0} through tmux ({:.1}x).",
+                        tf.cpu_per_gb,
+                        tf.cpu_per_gb / bf.cpu_per_gb,
+                        bf.mbps,
+                        tf.mbps,
+                        bf.mbps / tf.mbps
+                    );
+                }
+                let _ = writeln!(s, "  ");
+            }
+        }
+        if let (Ok(bm), Some(Ok(tm))) = (&b.memory, find("tmux,").map(|t| &t.memory)) {
+            let _ = writeln!(
+                s,
+                "Memory per vty: blitty {bm:.2} MB, tmux {tm:.2} MB ({:.0}% of tmux's).  ",
+                100.0 * bm / tm
+            );
+        }
+    }
+    s
+}
