@@ -110,9 +110,21 @@ fn next(stream: &mut UnixStream, frames: &mut Frames) -> Result<Msg, String> {
 /// The hello both ways; then the request.
 pub fn request(mut stream: UnixStream, req: Request) -> Result<Outcome, String> {
     let lost = |e: io::Error| format!("the blitty server: {e}");
-    send(&mut stream, &Msg::Hello { version: proto::VERSION }).map_err(lost)?;
+    let attaching = matches!(req, Request::Attach { .. } | Request::New { detached: false, .. });
+    // The hello and the request in one write (the server takes them in order; one of another
+    // version answers the hello with an error and reads no further).
+    let mut out = Vec::new();
+    proto::encode(&Msg::Hello { version: proto::VERSION }, &mut out);
+    proto::encode(&Msg::Request(req), &mut out);
+    let sent = stream.write_all(&out);
     let mut frames = Frames::default();
-    match next(&mut stream, &mut frames)? {
+    // A server that refused at once (another user) has closed: its reason is still there.
+    let first = match (sent, next(&mut stream, &mut frames)) {
+        (_, Ok(m)) => m,
+        (Err(e), Err(_)) => return Err(lost(e)),
+        (Ok(()), Err(e)) => return Err(e),
+    };
+    match first {
         Msg::Hello { version } if version == proto::VERSION => {}
         Msg::Hello { version } => {
             return Err(format!(
@@ -124,8 +136,6 @@ pub fn request(mut stream: UnixStream, req: Request) -> Result<Outcome, String> 
         Msg::Error(e) => return Err(e),
         _ => return Err("the blitty server answered out of turn".into()),
     }
-    let attaching = matches!(req, Request::Attach { .. } | Request::New { detached: false, .. });
-    send(&mut stream, &Msg::Request(req)).map_err(lost)?;
     if !attaching {
         return match next(&mut stream, &mut frames)? {
             Msg::Text(t) => Ok(Outcome::Text(t)),

@@ -449,7 +449,12 @@ impl Server {
             let ok = self.clients[i].flush();
             let done = self.clients[i].closing && self.clients[i].idle();
             if !ok || done {
-                self.clients.remove(i);
+                let c = self.clients.remove(i);
+                // What it sent and we did not read is taken first: closing a socket with unread
+                // data resets it, and the client could lose our last words (a refusal).
+                let _ = c.stream.shutdown(std::net::Shutdown::Write);
+                let mut sink = [0u8; 4096];
+                while matches!((&c.stream).read(&mut sink), Ok(n) if n > 0) {}
             } else {
                 i += 1;
             }
@@ -564,8 +569,13 @@ impl Server {
             Msg::Input(bytes) => self.keys(i, &bytes),
             Msg::Resize { cols, rows } => {
                 let c = &mut self.clients[i];
-                c.cols = cols.clamp(1, MAX_COLS);
-                c.rows = rows.clamp(1, MAX_ROWS);
+                let (cols, rows) = (cols.clamp(1, MAX_COLS), rows.clamp(1, MAX_ROWS));
+                if (cols, rows) == (c.cols, c.rows) {
+                    // The size it attached with (the client says it again once in raw mode).
+                    return;
+                }
+                c.cols = cols;
+                c.rows = rows;
                 let (cols, rows) = (c.cols as usize, c.rows as usize);
                 let mut out = Vec::new();
                 c.presenter.resize(cols, rows, &mut out);

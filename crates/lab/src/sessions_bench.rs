@@ -42,10 +42,95 @@ pub struct Row {
     pub memory: Result<f64, String>,
 }
 
+/// (median, every sample) in milliseconds, or why it could not run.
+pub type Timing = Result<(f64, Vec<f64>), String>;
+
 pub struct Report {
     pub files: Vec<String>,
     pub rows: Vec<Row>,
     pub vtys: usize,
+    /// Milliseconds from starting the attach command to the whole 200x60 screen being in the
+    /// terminal: (target, median, samples), or why not.
+    pub attach: Vec<(String, Timing)>,
+}
+
+/// The program of the attach experiment: 60 rows of 200 columns, the last one marked.
+fn screenful() -> String {
+    "i=1; while [ $i -lt 60 ]; do printf 'row %03d %0191d\\n' $i 0; i=$((i+1)); done; printf 'last-row-marker'; exec sleep 100000".to_string()
+}
+
+/// Runs `argv` on a pty of `cols` x `rows` and returns the milliseconds until `needle` has
+/// arrived on the master.
+fn time_until(argv: &[String], cols: u16, rows: u16, needle: &[u8]) -> Result<f64, String> {
+    let argv: Vec<std::ffi::OsString> = argv.iter().map(std::ffi::OsString::from).collect();
+    let t0 = Instant::now();
+    let mut pty = blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols, rows })
+        .map_err(|e| format!("cannot start {}: {e}", argv[0].to_string_lossy()))?;
+    let mut seen: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let result = loop {
+        let mut fds = [rustix::event::PollFd::new(&pty.master, rustix::event::PollFlags::IN)];
+        let _ = rustix::event::poll(&mut fds, Some(&rustix::event::Timespec { tv_sec: 0, tv_nsec: 10_000_000 }));
+        while let Ok(n @ 1..) = rustix::io::read(&pty.master, &mut buf) {
+            seen.extend_from_slice(&buf[..n]);
+        }
+        if seen.windows(needle.len()).any(|w| w == needle) {
+            break Ok(t0.elapsed().as_secs_f64() * 1e3);
+        }
+        if t0.elapsed() > Duration::from_secs(30) {
+            break Err("the screen did not arrive".to_string());
+        }
+        if let Ok(Some(_)) = pty.child.try_wait() {
+            break Err(format!(
+                "it ended first: {}",
+                String::from_utf8_lossy(&seen).chars().take(200).collect::<String>()
+            ));
+        }
+    };
+    let _ = pty.child.kill();
+    let _ = pty.child.wait();
+    result
+}
+
+fn median_of(mut v: Vec<f64>) -> (f64, Vec<f64>) {
+    let samples = v.clone();
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], samples)
+}
+
+fn blitty_attach(bin: &Path, dir: &Path, runs: usize) -> Timing {
+    let b = Blitty::new(bin, dir.join("rt-attach"))?;
+    // Made in a 200x61 terminal, so the vty is 200x60 (the status row is the 61st).
+    let mut made = b.attach_argv("");
+    made.truncate(4);
+    made.extend(["new", "-d", "-s", "att", "--", "sh", "-c", &screenful()].iter().map(|s| s.to_string()));
+    // `new -d` ends at once; it ran in the terminal only for its size.
+    let _ = time_until(&made, 200, 61, b"the text that never comes");
+    wait_until("the session", || b.ls().contains("att: 1 vty, 200x60"))?;
+    let mut v = Vec::new();
+    for _ in 0..runs {
+        v.push(time_until(&b.attach_argv("att"), 200, 61, b"last-row-marker")?);
+    }
+    Ok(median_of(v))
+}
+
+fn tmux_attach(dir: &Path, runs: usize) -> Timing {
+    let conf = tmux_conf(dir, false)?;
+    let sock = format!("blitty-bench-sessions-att-{}", std::process::id());
+    tmux(&sock, &conf, &["new-session", "-d", "-s", "att", "-x", "200", "-y", "60", &screenful()])?;
+    let result = (|| {
+        wait_until("the window", || {
+            tmux(&sock, &conf, &["capture-pane", "-p", "-t", "att"]).is_ok_and(|p| p.contains("last-row-marker"))
+        })?;
+        let argv: Vec<String> = ["tmux", "-L", &sock, "attach", "-t", "att"].iter().map(|s| s.to_string()).collect();
+        let mut v = Vec::new();
+        for _ in 0..runs {
+            v.push(time_until(&argv, 200, 60, b"last-row-marker")?);
+        }
+        Ok(median_of(v))
+    })();
+    let _ = tmux(&sock, &conf, &["kill-server"]);
+    result
 }
 
 const TIMEOUT: Duration = Duration::from_secs(300);
@@ -370,13 +455,19 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
             memory: Err(missing),
         });
     }
+    let runs = if opts.quick { 3 } else { 9 };
+    progress("attaching to a 200x60 screen");
+    let mut attach = vec![("blitty attach".to_string(), blitty_attach(&opts.blitty, &dir, runs))];
+    if which("tmux") {
+        attach.push(("tmux attach".to_string(), tmux_attach(&dir, runs)));
+    }
     rows.push(Row {
         target: "GNU screen".into(),
         floods: vec![Err("not measured yet".into()), Err("not measured yet".into())],
         memory: Err("not measured yet".into()),
     });
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(Report { files: labels, rows, vtys })
+    Ok(Report { files: labels, rows, vtys, attach })
 }
 
 pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Section, Error> {
@@ -384,6 +475,10 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
     let md = markdown(&report, &ctx.command);
     let json = serde_json::json!({
         "command": ctx.command, "machine": machine(), "files": report.files, "vtys": report.vtys,
+        "attach_ms": report.attach.iter().map(|(t, r)| match r {
+            Ok((m, v)) => serde_json::json!({"target": t, "median": m, "samples": v}),
+            Err(e) => serde_json::json!({"target": t, "error": e}),
+        }).collect::<Vec<_>>(),
         "rows": report.rows.iter().map(|r| serde_json::json!({
             "target": r.target,
             "floods": r.floods.iter().map(|f| match f { Ok(f) => serde_json::json!(f), Err(e) => serde_json::json!({"error": e}) }).collect::<Vec<_>>(),
@@ -463,5 +558,21 @@ fn markdown(r: &Report, command: &str) -> String {
             );
         }
     }
+    let _ = writeln!(
+        s,
+        "\n| attach to a 200x60 screen, until its last row is in the terminal | median ms | samples ms |\n|---|---|---|"
+    );
+    for (target, r) in &r.attach {
+        match r {
+            Ok((m, v)) => {
+                let samples: Vec<String> = v.iter().map(|x| format!("{x:.1}")).collect();
+                let _ = writeln!(s, "| {target} | {m:.1} | {} |", samples.join(" "));
+            }
+            Err(e) => {
+                let _ = writeln!(s, "| {target} | {e} | |");
+            }
+        }
+    }
+    let _ = writeln!(s, "\nThe time includes starting the client program, connecting and the hello.  ");
     s
 }
