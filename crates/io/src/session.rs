@@ -150,7 +150,7 @@ pub(crate) fn thread_syscalls() -> (u64, u64) {
 /// Bytes read from the child before the loop looks at keys and the clock again.
 const READ_BUDGET: usize = 1 << 20;
 /// Output that has paused this long is "quiet": its frame goes out at once, budget allowing.
-const QUIET: Duration = Duration::from_millis(1);
+const QUIET: Duration = Duration::from_millis(3);
 /// Under sustained output frames come at this fraction of `hz`.
 const SUSTAINED: f64 = 0.8;
 /// Frames the budget can hold: at most this many above the steady rate in any window.
