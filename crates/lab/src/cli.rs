@@ -81,6 +81,15 @@ pub fn probe(args: ProbeArgs) -> i32 {
         );
         return if std::fs::write(result, line).is_ok() { 0 } else { 2 };
     }
+    if let ["pace", rate, seconds, start, file] = words[..] {
+        return match crate::sessions_bench::pace(rate, seconds, start, file) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("blitty-lab: {e}");
+                2
+            }
+        };
+    }
     if let ["ports-recv", mode, baud, list] = words[..] {
         return match ports_bench::receive(mode, baud, list) {
             Ok(()) => 0,

@@ -8,8 +8,13 @@
 //! - **Memory per vty** with 10,000 lines of scrollback filled (80-column lines): the server's
 //!   resident memory with N sessions against with none, over N. tmux with `history-limit 10000`.
 //!
-//! Not measured yet (the other rows): GNU screen as a peer, 100 vtys at 1 MB/s each,
-//! the time to attach to a 200x60 screen, and 1,000 serial lines as vtys.
+//! - **Many vtys printing at once** (100 at 1 MB/s each, paced by `blitty-lab probe pace`),
+//!   one other shown: the server's CPU. tmux: 100 background windows.
+//! - **Attaching** to a session showing a full 200x60 screen: from starting the client to the
+//!   screen's last row in the terminal.
+//!
+//! Not measured yet (the other rows): GNU screen as a peer, and 1,000 serial lines as
+//! vtys.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -25,6 +30,38 @@ use crate::workloads::{self, Rng};
 pub struct Options {
     pub quick: bool,
     pub blitty: PathBuf,
+    /// This lab (its `probe pace` writes the many vtys' output).
+    pub lab: PathBuf,
+}
+
+/// `probe pace RATE SECONDS START FILE`: from START (ns since the epoch) writes FILE over and
+/// over to standard output, RATE bytes a second in 10 ms steps, for SECONDS.
+pub fn pace(rate: &str, seconds: &str, start: &str, file: &str) -> Result<(), String> {
+    let rate: f64 = rate.parse().map_err(|_| "RATE: bytes a second")?;
+    let seconds: f64 = seconds.parse().map_err(|_| "SECONDS: a number")?;
+    let start: u128 = start.parse().map_err(|_| "START: nanoseconds since the epoch")?;
+    let data = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    if data.is_empty() {
+        return Err(format!("{file} is empty"));
+    }
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    if start > now {
+        std::thread::sleep(Duration::from_nanos((start - now) as u64));
+    }
+    let t0 = Instant::now();
+    let mut out = std::io::stdout().lock();
+    let (mut sent, mut at) = (0f64, 0usize);
+    while t0.elapsed().as_secs_f64() < seconds {
+        let due = t0.elapsed().as_secs_f64() * rate;
+        while sent < due {
+            let n = ((due - sent) as usize).clamp(1, data.len() - at);
+            std::io::Write::write_all(&mut out, &data[at..at + n]).map_err(|e| e.to_string())?;
+            sent += n as f64;
+            at = (at + n) % data.len();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(())
 }
 
 /// One flood: MB/s as the writer saw it, and the server's CPU seconds per GB.
@@ -52,6 +89,72 @@ pub struct Report {
     /// Milliseconds from starting the attach command to the whole 200x60 screen being in the
     /// terminal: (target, median, samples), or why not.
     pub attach: Vec<(String, Timing)>,
+    /// How many vtys printed at once, and the server's CPU (% of one core) meanwhile.
+    pub many: usize,
+    pub busy: Vec<(String, Result<f64, String>)>,
+}
+
+/// CPU of the server (`pid`) while `n` vtys each print `rate` bytes a second for `seconds`:
+/// the pacers start together at a time set ahead, and the CPU is read at that time and when
+/// they are done.
+fn many_cpu(pid: u32, seconds: f64, start_ns: u128) -> Result<f64, String> {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    if start_ns > now {
+        std::thread::sleep(Duration::from_nanos((start_ns - now) as u64));
+    }
+    let cpu0 = cpu_seconds(pid)?;
+    std::thread::sleep(Duration::from_secs_f64(seconds));
+    Ok((cpu_seconds(pid)? - cpu0) / seconds * 100.0)
+}
+
+fn start_time(ahead: Duration) -> u128 {
+    (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default() + ahead).as_nanos()
+}
+
+fn pacer(lab: &Path, seconds: f64, start: u128, file: &Path) -> String {
+    format!("{} probe pace {RATE} {seconds} {start} {}", lab.display(), file.display())
+}
+
+/// Bytes a second each of the many vtys prints.
+const RATE: u32 = 1_000_000;
+
+fn blitty_many(opts: &Options, dir: &Path, n: usize, seconds: f64, file: &Path) -> Result<f64, String> {
+    let b = Blitty::new(&opts.blitty, dir.join("rt-many"))?;
+    b.run(&["new", "-d", "-s", "shown", "--", "sleep", "100000"])?;
+    let pid = b.server_pid()?;
+    let argv = b.attach_argv("shown");
+    let client = std::thread::spawn(move || drained_by(&argv, TIMEOUT, Reader::Plain));
+    wait_until("the client to attach", || b.ls().contains("1 client attached"))?;
+    let start = start_time(Duration::from_millis(300) + Duration::from_millis(15) * n as u32);
+    for k in 0..n {
+        b.run(&["new", "-d", "-s", &format!("v{k}"), "--", "sh", "-c", &pacer(&opts.lab, seconds, start, file)])?;
+    }
+    let cpu = many_cpu(pid, seconds, start);
+    b.run(&["kill", "shown"])?;
+    let _ = client.join();
+    cpu
+}
+
+fn tmux_many(opts: &Options, dir: &Path, n: usize, seconds: f64, file: &Path) -> Result<f64, String> {
+    let conf = tmux_conf(dir, false)?;
+    let sock = format!("blitty-bench-sessions-many-{}", std::process::id());
+    tmux(&sock, &conf, &["new-session", "-d", "-s", "shown", "-x", "80", "-y", "24", "sleep 100000"])?;
+    let result = (|| {
+        let pid: u32 = tmux(&sock, &conf, &["display-message", "-p", "#{pid}"])?.parse().map_err(|_| "no tmux pid")?;
+        let argv: Vec<String> = ["tmux", "-L", &sock, "attach", "-t", "shown"].iter().map(|s| s.to_string()).collect();
+        let client = std::thread::spawn(move || drained_by(&argv, TIMEOUT, Reader::Plain));
+        wait_until("tmux's client", || tmux(&sock, &conf, &["list-clients"]).is_ok_and(|c| !c.is_empty()))?;
+        let start = start_time(Duration::from_millis(300) + Duration::from_millis(15) * n as u32);
+        for _ in 0..n {
+            tmux(&sock, &conf, &["new-window", "-d", "-t", "shown", &pacer(&opts.lab, seconds, start, file)])?;
+        }
+        let cpu = many_cpu(pid, seconds, start);
+        let _ = tmux(&sock, &conf, &["kill-server"]);
+        let _ = client.join();
+        cpu
+    })();
+    let _ = tmux(&sock, &conf, &["kill-server"]);
+    result
 }
 
 /// The program of the attach experiment: 60 rows of 200 columns, the last one marked.
@@ -455,6 +558,18 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
             memory: Err(missing),
         });
     }
+    let (many, seconds) = if opts.quick { (10, 2.0) } else { (100, 5.0) };
+    progress("many vtys printing at once");
+    let mixed = dir.join("mixed.txt");
+    let mut text = workloads::plain_lines(&mut Rng::new(9), 200_000);
+    text.extend(workloads::sgr_256(&mut Rng::new(10), 100_000));
+    text.extend(workloads::unicode_mixed(&mut Rng::new(11), 100_000));
+    text.extend(workloads::corpus(&mut Rng::new(12), 100_000));
+    std::fs::write(&mixed, &text).map_err(|e| e.to_string())?;
+    let mut busy = vec![("blitty server".to_string(), blitty_many(opts, &dir, many, seconds, &mixed))];
+    if which("tmux") {
+        busy.push(("tmux".to_string(), tmux_many(opts, &dir, many, seconds, &mixed)));
+    }
     let runs = if opts.quick { 3 } else { 9 };
     progress("attaching to a 200x60 screen");
     let mut attach = vec![("blitty attach".to_string(), blitty_attach(&opts.blitty, &dir, runs))];
@@ -467,14 +582,19 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
         memory: Err("not measured yet".into()),
     });
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(Report { files: labels, rows, vtys, attach })
+    Ok(Report { files: labels, rows, vtys, attach, many, busy })
 }
 
 pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Section, Error> {
-    let report = run(&Options { quick: ctx.quick, blitty: ctx.blitty.clone() }, progress)?;
+    let report = run(&Options { quick: ctx.quick, blitty: ctx.blitty.clone(), lab: ctx.lab.clone() }, progress)?;
     let md = markdown(&report, &ctx.command);
     let json = serde_json::json!({
         "command": ctx.command, "machine": machine(), "files": report.files, "vtys": report.vtys,
+        "many_vtys": report.many,
+        "busy_cpu_percent": report.busy.iter().map(|(t, c)| match c {
+            Ok(c) => serde_json::json!({"target": t, "cpu_percent": c}),
+            Err(e) => serde_json::json!({"target": t, "error": e}),
+        }).collect::<Vec<_>>(),
         "attach_ms": report.attach.iter().map(|(t, r)| match r {
             Ok((m, v)) => serde_json::json!({"target": t, "median": m, "samples": v}),
             Err(e) => serde_json::json!({"target": t, "error": e}),
@@ -574,5 +694,21 @@ fn markdown(r: &Report, command: &str) -> String {
         }
     }
     let _ = writeln!(s, "\nThe time includes starting the client program, connecting and the hello.  ");
+    let _ = writeln!(
+        s,
+        "\n| {} vtys each printing {} MB/s of mixed text (plain, colour, Unicode, the corpus), one other shown | server CPU, % of one core |\n|---|---|",
+        r.many,
+        RATE / 1_000_000
+    );
+    for (target, c) in &r.busy {
+        match c {
+            Ok(c) => {
+                let _ = writeln!(s, "| {target} | {c:.0}% |");
+            }
+            Err(e) => {
+                let _ = writeln!(s, "| {target} | {e} |");
+            }
+        }
+    }
     s
 }
