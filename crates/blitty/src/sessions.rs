@@ -210,6 +210,7 @@ pub fn server(args: ServerArgs) -> Result<i32> {
         status: cfg.server_status.unwrap_or(true),
         status_colours: (cfg.status_fg, cfg.status_bg),
         shell,
+        clipboard: cfg.clipboard.unwrap_or(true),
     };
     let server = blitty_io::server::Server::bind(opts)
         .map_err(|e| anyhow!("cannot listen on {}: {e}", args.socket.display()))?;

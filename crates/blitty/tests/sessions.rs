@@ -414,3 +414,28 @@ fn a_serial_vty_survives_its_device_going_away_and_coming_back() {
     assert_eq!(logged, b"before the unplug\r\nafter the replug\r\n", "the log holds the line's bytes only");
     assert!(s.run(&["kill", "line"]).status.success());
 }
+
+#[test]
+fn a_programs_clipboard_write_and_the_scrollback_copy_reach_the_clients_terminal() {
+    assert!(tmux_available(), "tmux is needed");
+    let s = Server::new("clip");
+    let t = Tmux::start("sess-clip", &s.cmd("new -s clip -- sh"));
+    t.tmux(&["set-option", "-g", "set-clipboard", "on"]);
+    t.wait_for("[clip] 0:sh*");
+    // OSC 52 from the program ("from a session" in base64).
+    t.text("printf '\\033]52;c;ZnJvbSBhIHNlc3Npb24=\\007'; echo sent\n");
+    t.wait_for_line("sent");
+    assert_eq!(t.wait_for_buffer("from a session"), "from a session");
+    // The scrollback mode of the session: a line found and copied.
+    t.text("seq -f 'entry %g' 1 3000\n");
+    t.wait_for_line("entry 3000");
+    t.keys(&["C-]", "["]);
+    t.wait_for("[scrollback");
+    t.text("?entry 1500");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for_line("entry 1500");
+    assert!(screen.lines().any(|l| l.trim_end() == "entry 1500"), "{screen}");
+    t.keys(&["V", "y"]);
+    assert_eq!(t.wait_for_buffer("entry 1500\n"), "entry 1500\n");
+    assert!(s.run(&["kill", "clip"]).status.success());
+}

@@ -67,6 +67,8 @@ pub struct Options {
     pub status_colours: (Option<blitty_vt::Color>, Option<blitty_vt::Color>),
     /// The program of a vty made with no command (and of `c`).
     pub shell: OsString,
+    /// Pass programs' clipboard writes (OSC 52) on to the clients showing them.
+    pub clipboard: bool,
 }
 
 /// Bytes read from one vty per turn of the loop, so one flood cannot hold the others (or the
@@ -880,6 +882,7 @@ impl Server {
         let Some(v) = s.vtys.get_mut(vi) else { return };
         let mut taken = 0;
         let mut gone = false;
+        let mut clipboard = None;
         while taken < VTY_BUDGET {
             let Some(fd) = v.source.fd() else { break };
             match rustix::io::read(fd, &mut buf) {
@@ -916,10 +919,25 @@ impl Server {
                 v.bells_seen = v.term.screen().bells();
                 v.bell = true;
             }
-            // Clipboard writes of a program in a session are not passed on (yet): dropped.
-            let _ = v.term.screen_mut().take_clipboard();
+            // A clipboard write goes to the clients showing this vty (as `blitty run` passes it
+            // on), unless the config file says `clipboard = false`.
+            if let Some(clip) = v.term.screen_mut().take_clipboard() {
+                if self.opts.clipboard {
+                    clipboard = Some((v.id, crate::session::clipboard_write(&clip)));
+                }
+            }
         }
         self.buf = buf;
+        if let Some((id, bytes)) = clipboard {
+            let shown: Vec<bool> = self.clients.iter().map(|c| self.shown(c).is_some_and(|v| v.id == id)).collect();
+            for (c, shows) in self.clients.iter_mut().zip(shown) {
+                if shows {
+                    c.clipboard = bytes.clone();
+                    c.dirty = true;
+                }
+            }
+        }
+        let Some(v) = self.sessions.get_mut(si).and_then(|s| s.vtys.get_mut(vi)) else { return };
         if gone {
             match &mut v.source {
                 // The program ended (its status comes with SIGCHLD; see reap).
