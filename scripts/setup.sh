@@ -2,7 +2,8 @@
 # Installs what blitty's build, tests and benchmarks need on a fresh Debian machine:
 # tmux and script (end-to-end tests, corpus recording, benchmarks), libvterm (a peer engine in
 # the benchmark), pkg-config (to find it), GNU screen, Xvfb and xterm (host terminals in the
-# benchmark), lrzsz (a real XMODEM receiver for the serial tests),
+# benchmark), lrzsz (a real XMODEM receiver for the serial tests), fontconfig and DejaVu Sans
+# Mono (the pixel renderer),
 # and the rustfmt and clippy components.
 set -euo pipefail
 need=()
@@ -23,6 +24,11 @@ command -v tio >/dev/null || need+=(tio)
 command -v screen >/dev/null || need+=(screen)
 command -v Xvfb >/dev/null || need+=(xvfb)
 command -v xterm >/dev/null || need+=(xterm)
+# The pixel renderer's font (blitty replay --png, and its tests) and fontconfig to find it.
+command -v fc-match >/dev/null || need+=(fontconfig)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || need+=(fonts-dejavu-core)
+# pkill ends the session servers the tests start; setpriv runs a client as another user.
+command -v setpriv >/dev/null || need+=(util-linux)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -26,6 +26,32 @@ pub struct Args {
     /// Scrollback lines kept (at most 100000).
     #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK, value_parser = crate::scrollback_lines)]
     scrollback: usize,
+    /// Also draw the final screen with the pixel renderer into OUT (a PNG).
+    #[arg(long, value_name = "OUT")]
+    png: Option<std::path::PathBuf>,
+    /// The font of --png: a fontconfig name.
+    #[arg(long, default_value = "DejaVu Sans Mono", requires = "png")]
+    font: String,
+    /// The font size of --png in points, 1 to 200 (at 96 dots per inch).
+    #[arg(long, default_value_t = 12.0, requires = "png", value_parser = font_size)]
+    font_size: f32,
+    /// HiDPI scale of --png, 0.5 to 8.
+    #[arg(long, default_value_t = 1.0, requires = "png", value_parser = scale)]
+    scale: f32,
+}
+
+fn font_size(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if (1.0..=blitty_pixel::MAX_FONT_PT).contains(&v) => Ok(v),
+        _ => Err(format!("expected a size from 1 to {} points", blitty_pixel::MAX_FONT_PT)),
+    }
+}
+
+fn scale(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if (0.5..=blitty_pixel::MAX_SCALE).contains(&v) => Ok(v),
+        _ => Err(format!("expected a scale from 0.5 to {}", blitty_pixel::MAX_SCALE)),
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -56,6 +82,12 @@ pub fn run(args: Args) -> Result<()> {
         term.feed(chunk);
     }
     let secs = start.elapsed().as_secs_f64();
+    if let Some(out) = &args.png {
+        let fonts = blitty_pixel::Fonts::find(&args.font, args.font_size, args.scale).map_err(anyhow::Error::msg)?;
+        let mut r = blitty_pixel::Renderer::new(fonts, cols, rows);
+        r.render(term.screen());
+        r.fb.write_png(out).map_err(anyhow::Error::msg)?;
+    }
     let mut out = std::io::stdout().lock();
     if let Dump::Screen = args.dump {
         out.write_all(term.screen().dump_text().as_bytes())?;

@@ -326,3 +326,34 @@ fn a_bad_config_file_is_one_line_naming_the_file_the_line_and_the_key() {
     assert!(err.contains("config.toml: line 1: prefix: 'q' is not a control key"), "{err}");
     std::fs::remove_dir_all(&dir).expect("cleanup");
 }
+
+#[test]
+fn replay_draws_the_screen_into_a_png_and_names_what_is_wrong() {
+    let dir = std::env::temp_dir().join(format!("blitty-cli-png-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.txt");
+    std::fs::write(&input, "\x1b[1;32mgreen\x1b[0m \u{2500}\u{2500}\r\n").unwrap();
+    let out = dir.join("out.png");
+    let (code, _, err) = blitty(&[
+        "replay",
+        input.to_str().unwrap(),
+        "--size",
+        "20x3",
+        "--dump",
+        "none",
+        "--png",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&out).expect("the PNG");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let (code, _, err) =
+        blitty(&["replay", input.to_str().unwrap(), "--png", out.to_str().unwrap(), "--font-size", "500"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("expected a size from 1 to 200 points"), "{err}");
+    let (code, _, err) = blitty(&["replay", input.to_str().unwrap(), "--png", "/nonexistent/dir/x.png"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("blitty: cannot create /nonexistent/dir/x.png"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,516 @@
+//! # blitty-pixel: the engine's screen drawn into a shadow framebuffer
+//!
+//! Seed 001's design for a console on a bitmap display: the screen image is kept in fast
+//! memory (a [`Framebuffer`] of 32-bit pixels), only damaged cells are drawn again, a
+//! full-screen scroll moves the buffer's rows instead of drawing glyphs again, and whatever
+//! shows the buffer (a PNG file here; an X11 window or a Linux framebuffer later) copies the
+//! damaged rectangles in large chunks. No I/O but writing a PNG.
+//!
+//! - **Glyphs** come from a real monospace font (DejaVu Sans Mono by default, found through
+//!   fontconfig's `fc-match`), rasterised once per character and face into a cache.
+//! - **Box drawing (U+2500-U+257F) and block elements (U+2580-U+259F)** are drawn from
+//!   rectangles, not the font, so lines meet their neighbours' exactly and blocks fill their
+//!   cells (as xterm, kitty, foot and alacritty do).
+//! - **Styles**: bold (the bold face, and colours 0-7 made bright, xterm's `boldColors`),
+//!   italic, dim (halfway to the background), inverse, hidden, the underline styles, strike
+//!   and overline, 256 colours and truecolour, from the engine's palette (so OSC 4/10/11 apply).
+//! - **Wide characters** take two cells; combining marks are drawn over their base.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use blitty_vt::{Attrs, Cell, Color, CursorShape, Rgb, Screen, Style, Underline};
+
+/// A font's four faces at one size, and the cell they give.
+pub struct Fonts {
+    faces: Vec<fontdue::Font>,
+    px: f32,
+    pub cell_w: usize,
+    pub cell_h: usize,
+    /// Pixels from a cell's top to the baseline.
+    baseline: usize,
+    pub files: Vec<PathBuf>,
+}
+
+/// Sizes a user may ask for.
+pub const MAX_FONT_PT: f32 = 200.0;
+pub const MAX_SCALE: f32 = 8.0;
+
+fn fc_match(pattern: &str) -> Option<PathBuf> {
+    let out = std::process::Command::new("fc-match").args(["-f", "%{file}", pattern]).output().ok()?;
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    (out.status.success() && path.is_file()).then_some(path)
+}
+
+impl Fonts {
+    /// The font `name` (a fontconfig pattern) at `pt` points and `scale` (HiDPI), in its
+    /// regular, bold, italic and bold italic faces (the regular one where a face is missing).
+    pub fn find(name: &str, pt: f32, scale: f32) -> Result<Fonts, String> {
+        if !(1.0..=MAX_FONT_PT).contains(&pt) {
+            return Err(format!("font size {pt}: expected 1 to {MAX_FONT_PT} points"));
+        }
+        if !(0.5..=MAX_SCALE).contains(&scale) {
+            return Err(format!("scale {scale}: expected 0.5 to {MAX_SCALE}"));
+        }
+        let regular = fc_match(&format!("{name}:style=Book"))
+            .or_else(|| fc_match(name))
+            .or_else(|| {
+                let p = PathBuf::from("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf");
+                (name == "DejaVu Sans Mono" && p.is_file()).then_some(p)
+            })
+            .ok_or_else(|| {
+                format!(
+                    "cannot find the font {name:?} (fc-match found none; apt-get install fontconfig fonts-dejavu-core)"
+                )
+            })?;
+        let styled = |style: &str| fc_match(&format!("{name}:style={style}")).unwrap_or_else(|| regular.clone());
+        let files = vec![regular.clone(), styled("Bold"), styled("Oblique"), styled("Bold Oblique")];
+        let mut faces = Vec::new();
+        for f in &files {
+            let bytes = std::fs::read(f).map_err(|e| format!("cannot read the font {}: {e}", f.display()))?;
+            let font = fontdue::Font::from_bytes(bytes, fontdue::FontSettings::default())
+                .map_err(|e| format!("cannot load the font {}: {e}", f.display()))?;
+            faces.push(font);
+        }
+        let px = pt * 96.0 / 72.0 * scale;
+        let m = faces[0].metrics('M', px);
+        let line = faces[0].horizontal_line_metrics(px).ok_or("the font has no horizontal metrics")?;
+        let cell_w = m.advance_width.round().max(1.0) as usize;
+        let cell_h = (line.ascent - line.descent + line.line_gap).ceil().max(1.0) as usize;
+        let baseline = (line.ascent + line.line_gap / 2.0).round().max(1.0) as usize;
+        Ok(Fonts { faces, px, cell_w, cell_h, baseline, files })
+    }
+}
+
+/// 0x00RRGGBB pixels, row by row.
+pub struct Framebuffer {
+    pub width: usize,
+    pub height: usize,
+    pub pixels: Vec<u32>,
+}
+
+fn pack(c: Rgb) -> u32 {
+    (c[0] as u32) << 16 | (c[1] as u32) << 8 | c[2] as u32
+}
+
+fn mix(bg: u32, fg: u32, a: u32) -> u32 {
+    let ch = |s: u32| {
+        let (b, f) = ((bg >> s) & 255, (fg >> s) & 255);
+        ((f * a + b * (255 - a)) / 255) << s
+    };
+    ch(16) | ch(8) | ch(0)
+}
+
+impl Framebuffer {
+    pub fn new(width: usize, height: usize) -> Framebuffer {
+        Framebuffer { width, height, pixels: vec![0; width * height] }
+    }
+
+    pub fn fill(&mut self, x: usize, y: usize, w: usize, h: usize, c: u32) {
+        let (x1, y1) = ((x + w).min(self.width), (y + h).min(self.height));
+        for yy in y.min(y1)..y1 {
+            self.pixels[yy * self.width + x.min(x1)..yy * self.width + x1].fill(c);
+        }
+    }
+
+    /// Blends `c` at coverage `a` (0-255) into the pixel at (x, y), if inside.
+    fn blend(&mut self, x: usize, y: usize, c: u32, a: u32) {
+        if x < self.width && y < self.height && a > 0 {
+            let p = &mut self.pixels[y * self.width + x];
+            *p = if a >= 255 { c } else { mix(*p, c, a) };
+        }
+    }
+
+    /// Moves the pixel rows `[top + by, bottom)` up to `top` (a scroll: one memmove, no glyph
+    /// drawn again).
+    pub fn scroll_up(&mut self, top: usize, bottom: usize, by: usize) {
+        let (w, bottom) = (self.width, bottom.min(self.height));
+        if top + by < bottom {
+            self.pixels.copy_within((top + by) * w..bottom * w, top * w);
+        }
+    }
+
+    /// Writes the buffer as an RGB PNG.
+    pub fn write_png(&self, path: &Path) -> Result<(), String> {
+        let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), self.width as u32, self.height as u32);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let data: Vec<u8> = self.pixels.iter().flat_map(|p| [(p >> 16) as u8, (p >> 8) as u8, *p as u8]).collect();
+        w.write_image_data(&data).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+}
+
+struct Glyph {
+    w: usize,
+    h: usize,
+    /// From the cell's left edge and top edge to the bitmap's.
+    left: i32,
+    top: i32,
+    coverage: Vec<u8>,
+}
+
+/// A rectangle of pixels that changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rect {
+    pub x: usize,
+    pub y: usize,
+    pub w: usize,
+    pub h: usize,
+}
+
+/// Draws a screen into its framebuffer, again only where the screen changed.
+pub struct Renderer {
+    fonts: Fonts,
+    cache: HashMap<(char, u8), Glyph>,
+    pub fb: Framebuffer,
+    cols: usize,
+    rows: usize,
+    /// The next render draws every cell.
+    full: bool,
+    /// Where the cursor was drawn (its cell is drawn again when it moves).
+    cursor_at: Option<(usize, usize)>,
+}
+
+impl Renderer {
+    pub fn new(fonts: Fonts, cols: usize, rows: usize) -> Renderer {
+        let fb = Framebuffer::new(cols * fonts.cell_w, rows * fonts.cell_h);
+        Renderer { fonts, cache: HashMap::new(), fb, cols, rows, full: true, cursor_at: None }
+    }
+
+    pub fn cell_size(&self) -> (usize, usize) {
+        (self.fonts.cell_w, self.fonts.cell_h)
+    }
+
+    /// A new grid size: the buffer is made again and fully drawn next.
+    pub fn resize(&mut self, cols: usize, rows: usize) {
+        self.cols = cols;
+        self.rows = rows;
+        self.fb = Framebuffer::new(cols * self.fonts.cell_w, rows * self.fonts.cell_h);
+        self.full = true;
+    }
+
+    /// Brings the buffer up to date with `screen` and returns the rectangles that changed.
+    /// The caller clears the engine's damage afterwards (as with the ANSI presenter).
+    pub fn render(&mut self, screen: &Screen) -> Vec<Rect> {
+        let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
+        let rows = self.rows.min(screen.rows());
+        let full = self.full || screen.cols() != self.cols || screen.rows() != self.rows;
+        let mut damaged = Vec::new();
+        if full {
+            let bg = pack(screen.palette().background);
+            self.fb.pixels.fill(bg);
+        } else {
+            let k = screen.scrolled();
+            if k > 0 && k < rows {
+                self.fb.scroll_up(0, rows * ch, k * ch);
+                damaged.push(Rect { x: 0, y: 0, w: self.fb.width, h: rows * ch });
+                // The cursor drawn before the scroll moved with the pixels.
+                if let Some((cx, cy)) = self.cursor_at {
+                    self.cursor_at = cy.checked_sub(k).map(|y| (cx, y));
+                }
+            }
+        }
+        let old_cursor = self.cursor_at.take();
+        for y in 0..rows {
+            let span = if full {
+                Some((0, self.cols.min(screen.cols())))
+            } else {
+                screen.row_damage(y).map(|(s, e)| (s, e.min(self.cols)))
+            };
+            let mut span = span;
+            if let Some((ox, oy)) = old_cursor {
+                if oy == y {
+                    span = Some(span.map_or((ox, ox + 1), |(s, e)| (s.min(ox), e.max(ox + 1))));
+                }
+            }
+            let Some((mut s, e)) = span else { continue };
+            let line = screen.row(y);
+            // Whole wide characters.
+            if s > 0 && line[s].is_spacer() {
+                s -= 1;
+            }
+            let e = if e < line.len() && e > 0 && line[e].is_spacer() { e + 1 } else { e };
+            for x in s..e.min(line.len()) {
+                let cell = line[x];
+                let wide = x + 1 < line.len() && line[x + 1].is_spacer();
+                self.draw_cell(screen, x, y, cell, line.style(cell), wide);
+            }
+            damaged.push(Rect { x: s * cw, y: y * ch, w: (e - s) * cw, h: ch });
+        }
+        let c = screen.cursor();
+        if screen.modes().cursor_visible && c.y < rows && c.x < self.cols {
+            self.draw_cursor(screen, c.x, c.y);
+            self.cursor_at = Some((c.x, c.y));
+            damaged.push(Rect { x: c.x * cw, y: c.y * ch, w: cw, h: ch });
+        }
+        self.full = false;
+        damaged
+    }
+
+    fn colours(screen: &Screen, style: &Style) -> (u32, u32) {
+        let p = screen.palette();
+        let bold = style.attrs.has(Attrs::BOLD);
+        let resolve = |c: Color, default: Rgb, fg: bool| match c {
+            Color::Default => default,
+            Color::Indexed(i) if fg && bold && i < 8 => p.indexed[i as usize + 8],
+            Color::Indexed(i) => p.indexed[i as usize],
+            Color::Rgb(r, g, b) => [r, g, b],
+        };
+        let mut fg = pack(resolve(style.fg, p.foreground, true));
+        let mut bg = pack(resolve(style.bg, p.background, false));
+        if style.attrs.has(Attrs::INVERSE) {
+            std::mem::swap(&mut fg, &mut bg);
+        }
+        if style.attrs.has(Attrs::DIM) {
+            fg = mix(bg, fg, 128);
+        }
+        if style.attrs.has(Attrs::HIDDEN) {
+            fg = bg;
+        }
+        (fg, bg)
+    }
+
+    fn draw_cell(&mut self, screen: &Screen, x: usize, y: usize, cell: Cell, style: Style, wide: bool) {
+        let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
+        let (px, py) = (x * cw, y * ch);
+        let w = if wide { 2 * cw } else { cw };
+        if cell.is_spacer() {
+            return;
+        }
+        let (fg, bg) = Self::colours(screen, &style);
+        self.fb.fill(px, py, w, ch, bg);
+        let face = (style.attrs.has(Attrs::BOLD) as u8) | (style.attrs.has(Attrs::ITALIC) as u8) << 1;
+        let mut text = String::new();
+        match cell.char_value() {
+            Some(c) => text.push(c),
+            None => screen.push_cell_text(cell, &mut text),
+        }
+        for c in text.chars() {
+            if !draw_special(&mut self.fb, c, px, py, cw, ch, fg) && c != ' ' {
+                self.draw_glyph(c, face, px, py, w, fg);
+            }
+        }
+        let t = (self.fonts.px / 14.0).round().max(1.0) as usize;
+        let under_y = (self.fonts.baseline + t + 1).min(ch - t);
+        match style.attrs.underline() {
+            Underline::None => {}
+            Underline::Single => self.fb.fill(px, py + under_y, w, t, fg),
+            Underline::Double => {
+                self.fb.fill(px, py + under_y.saturating_sub(t + 1), w, t, fg);
+                self.fb.fill(px, py + under_y, w, t, fg);
+            }
+            Underline::Curly => {
+                for i in 0..w {
+                    let phase = (i as f32 / cw as f32 * std::f32::consts::TAU).sin();
+                    let yy = under_y as f32 - phase * (t as f32 + 0.5);
+                    self.fb.fill(px + i, py + (yy.max(0.0) as usize).min(ch - t), 1, t, fg);
+                }
+            }
+            Underline::Dotted => {
+                for i in (0..w).step_by(2 * t) {
+                    self.fb.fill(px + i, py + under_y, t, t, fg);
+                }
+            }
+            Underline::Dashed => {
+                for i in (0..w).step_by(cw / 2 + 1) {
+                    self.fb.fill(px + i, py + under_y, (cw / 4).max(1), t, fg);
+                }
+            }
+        }
+        if style.attrs.has(Attrs::STRIKE) {
+            self.fb.fill(px, py + ch / 2, w, t, fg);
+        }
+        if style.attrs.has(Attrs::OVERLINE) {
+            self.fb.fill(px, py, w, t, fg);
+        }
+    }
+
+    fn draw_glyph(&mut self, c: char, face: u8, px: usize, py: usize, w: usize, fg: u32) {
+        let fonts = &self.fonts;
+        let glyph = self.cache.entry((c, face)).or_insert_with(|| {
+            let font = &fonts.faces[face as usize];
+            // A character the face lacks comes from the regular face (which may lack it too).
+            let font = if font.lookup_glyph_index(c) == 0 { &fonts.faces[0] } else { font };
+            let (m, coverage) = font.rasterize(c, fonts.px);
+            Glyph {
+                w: m.width,
+                h: m.height,
+                left: m.xmin,
+                top: fonts.baseline as i32 - m.height as i32 - m.ymin,
+                coverage,
+            }
+        });
+        // Centred in its cell(s): a wide character in two.
+        let extra = (w as i32 - self.fonts.cell_w as i32) / 2;
+        for gy in 0..glyph.h {
+            let yy = py as i32 + glyph.top + gy as i32;
+            if yy < py as i32 || yy >= (py + self.fonts.cell_h) as i32 {
+                continue;
+            }
+            for gx in 0..glyph.w {
+                let xx = px as i32 + glyph.left + extra + gx as i32;
+                if xx < px as i32 || xx >= (px + w) as i32 {
+                    continue;
+                }
+                let a = glyph.coverage[gy * glyph.w + gx] as u32;
+                self.fb.blend(xx as usize, yy as usize, fg, a);
+            }
+        }
+    }
+
+    fn draw_cursor(&mut self, screen: &Screen, x: usize, y: usize) {
+        let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
+        let (px, py) = (x * cw, y * ch);
+        let colour = pack(screen.palette().cursor);
+        let t = (cw / 6).max(1);
+        match screen.modes().cursor_shape {
+            CursorShape::BlinkingUnderline | CursorShape::SteadyUnderline => {
+                self.fb.fill(px, py + ch - t, cw, t, colour)
+            }
+            CursorShape::BlinkingBar | CursorShape::SteadyBar => self.fb.fill(px, py, t, ch, colour),
+            _ => {
+                // A block: the cell drawn again in inverse.
+                let line = screen.row(y);
+                let cell = line[x];
+                let mut style = line.style(cell);
+                style.attrs.set(Attrs::INVERSE, !style.attrs.has(Attrs::INVERSE));
+                let wide = x + 1 < line.len() && line[x + 1].is_spacer();
+                self.draw_cell(screen, x, y, cell, style, wide);
+            }
+        }
+    }
+}
+
+/// Line weights of the box-drawing characters U+2500-U+257F: (left, right, up, down), each
+/// 0 none, 1 light, 2 heavy, 3 double, as four digits; "d" marks the diagonals.
+const BOX: [&str; 128] = [
+    "1100", "2200", "0011", "0022", "1100", "2200", "0011", "0022", "1100", "2200", "0011", "0022", // 2500-250B
+    "0101", "0201", "0102", "0202", "1001", "2001", "1002", "2002", // 250C-2513
+    "0110", "0210", "0120", "0220", "1010", "2010", "1020", "2020", // 2514-251B
+    "0111", "0211", "0121", "0112", "0122", "0221", "0212", "0222", // 251C-2523
+    "1011", "2011", "1021", "1012", "1022", "2021", "2012", "2022", // 2524-252B
+    "1101", "2101", "1201", "2201", "1102", "2102", "1202", "2202", // 252C-2533
+    "1110", "2110", "1210", "2210", "1120", "2120", "1220", "2220", // 2534-253B
+    "1111", "2111", "1211", "2211", "1121", "1112", "1122", "2121", // 253C-2543
+    "1221", "2112", "1212", "2221", "2212", "2122", "1222", "2222", // 2544-254B
+    "1100", "2200", "0011", "0022", // 254C-254F
+    "3300", "0033", "0301", "0103", "0303", "3001", "1003", "3003", // 2550-2557
+    "0310", "0130", "0330", "3010", "1030", "3030", // 2558-255D
+    "0311", "0133", "0333", "3011", "1033", "3033", // 255E-2563
+    "3301", "1103", "3303", "3310", "1130", "3330", "3311", "1133", "3333", // 2564-256C
+    "0101", "1001", "1010", "0110", // 256D-2570 (rounded, drawn square)
+    "d", "d", "d", // 2571-2573
+    "1000", "0010", "0100", "0001", "2000", "0020", "0200", "0002", // 2574-257B
+    "1200", "0012", "2100", "0021", // 257C-257F
+];
+
+/// Draws `c` from rectangles when it is a box-drawing or block character; false otherwise.
+fn draw_special(fb: &mut Framebuffer, c: char, px: usize, py: usize, cw: usize, ch: usize, fg: u32) -> bool {
+    let u = c as u32;
+    if (0x2500..=0x257F).contains(&u) {
+        let spec = BOX[(u - 0x2500) as usize];
+        let t = (cw / 8).max(1);
+        let (cx, cy) = (cw / 2 - t / 2, ch / 2 - t / 2);
+        if spec == "d" {
+            let steps = cw.max(ch) * 2;
+            for i in 0..=steps {
+                let fx = i as f32 / steps as f32;
+                let (x, y1, y2) = (
+                    (fx * (cw - 1) as f32) as usize,
+                    (fx * (ch - 1) as f32) as usize,
+                    ((1.0 - fx) * (ch - 1) as f32) as usize,
+                );
+                if u != 0x2571 {
+                    fb.fill(px + x, py + y1, t, t, fg);
+                }
+                if u != 0x2572 {
+                    fb.fill(px + x, py + y2, t, t, fg);
+                }
+            }
+            return true;
+        }
+        let w: Vec<u8> = spec.bytes().map(|b| b - b'0').collect();
+        let thick = |k: u8| if k == 2 { 2 * t } else { t };
+        let gap = t + 1;
+        // Each arm runs from the cell's edge to past its centre, so arms and neighbours meet.
+        let arm = |fb: &mut Framebuffer, k: u8, horizontal: bool, first: bool| {
+            if k == 0 {
+                return;
+            }
+            let th = thick(k);
+            let offsets: Vec<isize> = if k == 3 { vec![-(gap as isize), gap as isize] } else { vec![0] };
+            for off in offsets {
+                if horizontal {
+                    let y = (cy as isize + off - (th as isize - t as isize) / 2).max(0) as usize;
+                    let (x0, x1) = if first { (0, cx + t) } else { (cx, cw) };
+                    fb.fill(px + x0, py + y.min(ch - 1), x1 - x0, th, fg);
+                } else {
+                    let x = (cx as isize + off - (th as isize - t as isize) / 2).max(0) as usize;
+                    let (y0, y1) = if first { (0, cy + t) } else { (cy, ch) };
+                    fb.fill(px + x.min(cw - 1), py + y0, th, y1 - y0, fg);
+                }
+            }
+        };
+        arm(fb, w[0], true, true);
+        arm(fb, w[1], true, false);
+        arm(fb, w[2], false, true);
+        arm(fb, w[3], false, false);
+        return true;
+    }
+    if (0x2580..=0x259F).contains(&u) {
+        let eighth_h = |n: usize| (ch * n + 4) / 8;
+        let eighth_w = |n: usize| (cw * n + 4) / 8;
+        let (hw, hh) = (cw / 2, ch / 2);
+        let mut quad = |ul: bool, ur: bool, ll: bool, lr: bool| {
+            for (on, x, y, w, h) in
+                [(ul, 0, 0, hw, hh), (ur, hw, 0, cw - hw, hh), (ll, 0, hh, hw, ch - hh), (lr, hw, hh, cw - hw, ch - hh)]
+            {
+                if on {
+                    fb.fill(px + x, py + y, w, h, fg);
+                }
+            }
+        };
+        match u {
+            0x2580 => quad(true, true, false, false),
+            0x2581..=0x2588 => {
+                let h = eighth_h((u - 0x2580) as usize);
+                fb.fill(px, py + ch - h, cw, h, fg);
+            }
+            0x2589..=0x258F => {
+                let w = eighth_w((0x2590 - u) as usize);
+                fb.fill(px, py, w, ch, fg);
+            }
+            0x2590 => quad(false, true, false, true),
+            0x2591..=0x2593 => {
+                let a = [64, 128, 192][(u - 0x2591) as usize];
+                for yy in 0..ch {
+                    for xx in 0..cw {
+                        fb.blend(px + xx, py + yy, fg, a);
+                    }
+                }
+            }
+            0x2594 => fb.fill(px, py, cw, eighth_h(1), fg),
+            0x2595 => {
+                let w = eighth_w(1);
+                fb.fill(px + cw - w, py, w, ch, fg);
+            }
+            0x2596 => quad(false, false, true, false),
+            0x2597 => quad(false, false, false, true),
+            0x2598 => quad(true, false, false, false),
+            0x2599 => quad(true, false, true, true),
+            0x259A => quad(true, false, false, true),
+            0x259B => quad(true, true, true, false),
+            0x259C => quad(true, true, false, true),
+            0x259D => quad(false, true, false, false),
+            0x259E => quad(false, true, true, false),
+            _ => quad(false, true, true, true),
+        }
+        return true;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,125 @@
+use super::*;
+use blitty_vt::Terminal;
+
+fn fonts() -> Fonts {
+    Fonts::find("DejaVu Sans Mono", 12.0, 1.0).expect("DejaVu Sans Mono (scripts/setup.sh installs it)")
+}
+
+fn rendered(bytes: &[u8], cols: usize, rows: usize) -> (Renderer, Terminal) {
+    let mut t = Terminal::new(cols, rows);
+    t.feed(bytes);
+    let mut r = Renderer::new(fonts(), cols, rows);
+    r.render(t.screen());
+    (r, t)
+}
+
+/// The pixels of cell (x, y).
+fn cell_pixels(r: &Renderer, x: usize, y: usize) -> Vec<u32> {
+    let (cw, ch) = r.cell_size();
+    (0..ch)
+        .flat_map(|yy| (0..cw).map(move |xx| (xx, yy)))
+        .map(|(xx, yy)| r.fb.pixels[(y * ch + yy) * r.fb.width + x * cw + xx])
+        .collect()
+}
+
+#[test]
+fn a_full_block_fills_its_cell_exactly() {
+    let (r, t) = rendered("\x1b[?25l\x1b[31m\u{2588}\x1b[0m".as_bytes(), 3, 1);
+    let red = pack(t.screen().palette().indexed[1]);
+    let bg = pack(t.screen().palette().background);
+    assert!(cell_pixels(&r, 0, 0).iter().all(|&p| p == red));
+    assert!(cell_pixels(&r, 1, 0).iter().all(|&p| p == bg));
+}
+
+#[test]
+fn every_box_drawing_line_reaches_the_edges_it_names_and_no_other() {
+    let f = fonts();
+    let (cw, ch) = (f.cell_w, f.cell_h);
+    for (i, spec) in BOX.iter().enumerate() {
+        if *spec == "d" {
+            continue;
+        }
+        let c = char::from_u32(0x2500 + i as u32).unwrap();
+        let mut fb = Framebuffer::new(cw, ch);
+        assert!(draw_special(&mut fb, c, 0, 0, cw, ch, 1));
+        let at = |x: usize, y: usize| fb.pixels[y * cw + x] == 1;
+        let w: Vec<u8> = spec.bytes().map(|b| b - b'0').collect();
+        let edges = [
+            (0..ch).any(|y| at(0, y)),
+            (0..ch).any(|y| at(cw - 1, y)),
+            (0..cw).any(|x| at(x, 0)),
+            (0..cw).any(|x| at(x, ch - 1)),
+        ];
+        for k in 0..4 {
+            assert_eq!(edges[k], w[k] > 0, "U+{:04X} edge {k}", 0x2500 + i);
+        }
+    }
+}
+
+#[test]
+fn every_block_element_covers_its_share_of_the_cell() {
+    let f = fonts();
+    let (cw, ch) = (f.cell_w, f.cell_h);
+    for u in 0x2580..=0x259Fu32 {
+        let mut fb = Framebuffer::new(cw, ch);
+        assert!(draw_special(&mut fb, char::from_u32(u).unwrap(), 0, 0, cw, ch, 0xffffff));
+        let lit: f64 = fb.pixels.iter().map(|&p| (p & 255) as f64 / 255.0).sum::<f64>() / (cw * ch) as f64;
+        let want = match u {
+            0x2580 | 0x2590 => 0.5,
+            0x2581..=0x2588 => (u - 0x2580) as f64 / 8.0,
+            0x2589..=0x258F => (0x2590 - u) as f64 / 8.0,
+            0x2591 => 0.25,
+            0x2592 => 0.5,
+            0x2593 => 0.75,
+            0x2594 | 0x2595 => 0.125,
+            0x2596..=0x2598 | 0x259D => 0.25,
+            0x259A | 0x259E => 0.5,
+            _ => 0.75,
+        };
+        assert!((lit - want).abs() < 0.13, "U+{u:04X}: {lit:.2} of the cell, want {want}");
+    }
+}
+
+#[test]
+fn drawing_only_the_damage_gives_the_same_pixels_as_drawing_everything() {
+    // Colours, wide characters, box drawing, scrolling (the buffer's rows move), erases,
+    // cursor moves and shapes: after every step the kept buffer equals a fresh full drawing.
+    let steps: &[&str] = &[
+        "hello \x1b[1;31mbold red\x1b[0m \x1b[4munder\x1b[0m\r\n",
+        "\u{4e2d}\u{6587} wide \u{250c}\u{2500}\u{2510}\r\n\u{2502}x\u{2502}\r\n",
+        "\x1b[38;5;200;48;2;10;20;30mcolour\x1b[0m e\u{301}\r\n",
+        "1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\n",
+        "\x1b[6;1Hscrolled by two\r\n\x1b[42mgreen\x1b[0m\r\n",
+        "\x1b[2;3H\x1b[K\x1b[7minverse\x1b[0m\x1b[5;1H\x1b[2J",
+        "\x1b[6 q after clear\x1b[3;10H\x1b[2 q",
+        "\x1b[9mstrike\x1b[0m\x1b[2mdim\x1b[0m\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\nend",
+    ];
+    let mut t = Terminal::new(20, 6);
+    let mut kept = Renderer::new(fonts(), 20, 6);
+    for (i, s) in steps.iter().enumerate() {
+        t.feed(s.as_bytes());
+        kept.render(t.screen());
+        t.screen_mut().clear_damage();
+        let mut fresh = Renderer::new(fonts(), 20, 6);
+        fresh.render(t.screen());
+        assert!(kept.fb.pixels == fresh.fb.pixels, "step {i}: the kept buffer differs from a full drawing");
+    }
+}
+
+#[test]
+fn the_png_has_the_screens_size_in_pixels() {
+    let (r, _) = rendered(b"png", 10, 3);
+    let dir = std::env::temp_dir().join(format!("blitty-pixel-{}.png", std::process::id()));
+    r.fb.write_png(&dir).unwrap();
+    let decoder = png::Decoder::new(std::fs::File::open(&dir).unwrap());
+    let reader = decoder.read_info().unwrap();
+    let (cw, ch) = r.cell_size();
+    assert_eq!((reader.info().width as usize, reader.info().height as usize), (10 * cw, 3 * ch));
+    let _ = std::fs::remove_file(&dir);
+}
+
+#[test]
+fn bad_sizes_and_fonts_are_refused() {
+    assert!(Fonts::find("DejaVu Sans Mono", 0.0, 1.0).is_err());
+    assert!(Fonts::find("DejaVu Sans Mono", 12.0, 100.0).is_err());
+}
