@@ -44,6 +44,10 @@ enum Command {
     /// Attach this terminal to a session (default: the one used last).
     #[command(after_help = SESSION_KEYS)]
     Attach(sessions::AttachArgs),
+    /// A session on a framebuffer (Linux fbdev, or a file standing in for one), keys from this
+    /// terminal: the pixel renderer draws the session's frames.
+    #[command(after_help = SESSION_KEYS)]
+    Console(sessions::ConsoleArgs),
     /// List the sessions: their vtys, sizes, attached clients, and the vtys that ended.
     Ls(sessions::LsArgs),
     /// End a session: its programs get SIGHUP, its clients are detached.
@@ -200,6 +204,7 @@ fn main() -> ExitCode {
         Command::New(args) => return status(sessions::new(args)),
         Command::Attach(args) => return status(sessions::attach(args)),
         Command::Ls(args) => return status(sessions::ls(args)),
+        Command::Console(args) => return status(sessions::console(args)),
         Command::Kill(args) => return status(sessions::kill(args)),
         Command::Server(args) => return status(sessions::server(args)),
         Command::Bench(args) => match bench::run(args) {

@@ -40,14 +40,14 @@ pub struct Args {
     scale: f32,
 }
 
-fn font_size(s: &str) -> Result<f32, String> {
+pub fn font_size(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
         Ok(v) if (1.0..=blitty_pixel::MAX_FONT_PT).contains(&v) => Ok(v),
         _ => Err(format!("expected a size from 1 to {} points", blitty_pixel::MAX_FONT_PT)),
     }
 }
 
-fn scale(s: &str) -> Result<f32, String> {
+pub fn scale(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
         Ok(v) if (0.5..=blitty_pixel::MAX_SCALE).contains(&v) => Ok(v),
         _ => Err(format!("expected a scale from 0.5 to {}", blitty_pixel::MAX_SCALE)),

@@ -53,6 +53,66 @@ pub struct NewArgs {
 }
 
 #[derive(clap::Args)]
+pub struct ConsoleArgs {
+    /// The framebuffer: a Linux fbdev device (/dev/fb0), or a file standing in for one.
+    #[arg(long, value_name = "DEVICE")]
+    fb: PathBuf,
+    /// The framebuffer's size in pixels, WIDTHxHEIGHT (at most 16384 each) [default: the
+    /// device's, from /sys/class/graphics].
+    #[arg(long, value_name = "WxH", value_parser = fb_size)]
+    fb_size: Option<(usize, usize)>,
+    /// A fontconfig font name.
+    #[arg(long, default_value = "DejaVu Sans Mono")]
+    font: String,
+    /// The font size in points, 1 to 200 (at 96 dots per inch).
+    #[arg(long, default_value_t = 12.0, value_parser = crate::replay::font_size)]
+    font_size: f32,
+    /// HiDPI scale, 0.5 to 8.
+    #[arg(long, default_value_t = 1.0, value_parser = crate::replay::scale)]
+    scale: f32,
+    /// Attach to this session instead of starting one.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["name", "command"])]
+    attach: Option<String>,
+    /// The new session's name.
+    #[arg(short = 's', long = "session", value_name = "NAME")]
+    name: Option<String>,
+    /// Read settings from FILE instead of $XDG_CONFIG_HOME/blitty/config.toml.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The program and its arguments (default: the shell).
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+/// `WxH` in pixels, each 1 to 16384.
+fn fb_size(s: &str) -> Result<(usize, usize), String> {
+    let max = blitty_io::client::MAX_FB_SIDE;
+    let bad = || format!("expected WIDTHxHEIGHT in pixels, each 1 to {max}");
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (usize, usize) = (w.parse().map_err(|_| bad())?, h.parse().map_err(|_| bad())?);
+    if !(1..=max).contains(&w) || !(1..=max).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+/// A framebuffer device's size from sysfs (32 bits a pixel only).
+fn device_size(fb: &std::path::Path) -> Result<(usize, usize)> {
+    let name = fb.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let sys = PathBuf::from("/sys/class/graphics").join(&name);
+    let read = |f: &str| std::fs::read_to_string(sys.join(f)).map(|s| s.trim().to_string());
+    let size = read("virtual_size").map_err(|_| {
+        anyhow!("{} is not a framebuffer device this machine knows (give --fb-size for a file)", fb.display())
+    })?;
+    let bpp = read("bits_per_pixel").unwrap_or_default();
+    if bpp != "32" {
+        return Err(anyhow!("{} has {bpp} bits a pixel; blitty console draws 32", fb.display()));
+    }
+    let (w, h) = size.split_once(',').ok_or_else(|| anyhow!("{}: odd virtual_size {size:?}", sys.display()))?;
+    Ok((w.parse()?, h.parse()?))
+}
+
+#[derive(clap::Args)]
 pub struct AttachArgs {
     /// The session [default: the one used last].
     name: Option<String>,
@@ -153,16 +213,53 @@ pub fn new(args: NewArgs) -> Result<i32> {
     let (cols, rows) = size();
     let name = args.name.or(cfg.default_session.clone());
     let path = socket(&cfg);
-    let exe = std::env::current_exe().map_err(|e| anyhow!("cannot find the blitty program: {e}"))?;
-    let mut start: Vec<OsString> = vec![exe.into(), "server".into(), "--socket".into(), path.clone().into()];
-    if let Some(c) = &args.config {
-        start.push("--config".into());
-        start.push(std::path::absolute(c).unwrap_or_else(|_| c.clone()).into());
-    }
+    let start = server_argv(&path, args.config.as_deref())?;
     let stream = client::connect(&path, Some(&start)).map_err(|e| anyhow!(e))?;
     let outcome = client::request(stream, Request::New { name, detached: args.detached, vty, cols, rows, log })
         .map_err(|e| anyhow!(e))?;
     finish(outcome)
+}
+
+/// `blitty console`: a session shown on a framebuffer, keys from this terminal.
+pub fn console(args: ConsoleArgs) -> Result<i32> {
+    let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
+    need_terminal()?;
+    let (w, h) = match args.fb_size {
+        Some(s) => s,
+        None => device_size(&args.fb)?,
+    };
+    let fonts = blitty_pixel::Fonts::find(&args.font, args.font_size, args.scale).map_err(|e| anyhow!(e))?;
+    let display = client::PixelDisplay::open(&args.fb, w, h, fonts).map_err(|e| anyhow!(e))?;
+    let (cols, rows) = (display.cols, display.rows);
+    let path = socket(&cfg);
+    let req = match args.attach {
+        Some(name) => Request::Attach { name: Some(name), cols, rows },
+        None => Request::New {
+            name: args.name.or(cfg.default_session.clone()),
+            detached: false,
+            vty: VtySpec::Program {
+                argv: args.command.iter().map(|a| a.as_bytes().to_vec()).collect(),
+                cwd: std::env::current_dir().map(|d| bytes(&d)).unwrap_or_default(),
+            },
+            cols,
+            rows,
+            log: None,
+        },
+    };
+    let start = matches!(req, Request::New { .. }).then(|| server_argv(&path, args.config.as_deref())).transpose()?;
+    let stream = client::connect(&path, start.as_deref()).map_err(|e| anyhow!(e))?;
+    finish(client::request_on(stream, req, client::Display::Pixels(Box::new(display))).map_err(|e| anyhow!(e))?)
+}
+
+/// The command that starts a server on `path`.
+fn server_argv(path: &std::path::Path, config: Option<&std::path::Path>) -> Result<Vec<OsString>> {
+    let exe = std::env::current_exe().map_err(|e| anyhow!("cannot find the blitty program: {e}"))?;
+    let mut start: Vec<OsString> = vec![exe.into(), "server".into(), "--socket".into(), path.into()];
+    if let Some(c) = config {
+        start.push("--config".into());
+        start.push(std::path::absolute(c).unwrap_or_else(|_| c.to_path_buf()).into());
+    }
+    Ok(start)
 }
 
 pub fn attach(args: AttachArgs) -> Result<i32> {

@@ -357,3 +357,17 @@ fn replay_draws_the_screen_into_a_png_and_names_what_is_wrong() {
     assert!(err.starts_with("blitty: cannot create /nonexistent/dir/x.png"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn console_sizes_past_their_maximum_and_a_missing_terminal_are_refused() {
+    for size in ["0x10", "16385x10", "10", "axb"] {
+        let (code, _, err) = blitty(&["console", "--fb", "/tmp/x", "--fb-size", size]);
+        assert_eq!(code, 2, "{size}");
+        assert!(err.contains("expected WIDTHxHEIGHT in pixels, each 1 to 16384"), "{err}");
+    }
+    // No terminal for the keys (the tests run without one): one line, status 2.
+    let (code, _, err) = blitty(&["console", "--fb", "/tmp/blitty-cli-fb", "--fb-size", "64x64"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("must be a terminal"), "{err}");
+}

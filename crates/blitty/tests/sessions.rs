@@ -439,3 +439,75 @@ fn a_programs_clipboard_write_and_the_scrollback_copy_reach_the_clients_terminal
     assert_eq!(t.wait_for_buffer("entry 1500\n"), "entry 1500\n");
     assert!(s.run(&["kill", "clip"]).status.success());
 }
+
+/// The framebuffer file's pixels as 0xRRGGBB (XRGB8888, little-endian).
+fn fb_pixels(path: &std::path::Path) -> Vec<u32> {
+    std::fs::read(path).unwrap_or_default().chunks_exact(4).map(|p| u32::from_le_bytes([p[0], p[1], p[2], 0])).collect()
+}
+
+#[test]
+fn the_console_draws_the_session_into_a_framebuffer_file_as_the_png_shows_it() {
+    assert!(tmux_available(), "tmux is needed (the console reads keys from a terminal)");
+    let s = Server::new("console");
+    let fb = Scratch::new("sessions-fb.raw");
+    let (w, h) = (640usize, 480usize);
+    let fonts = blitty_pixel::Fonts::find("DejaVu Sans Mono", 12.0, 1.0).expect("DejaVu Sans Mono");
+    let (cw, ch) = (fonts.cell_w, fonts.cell_h);
+    let (cols, rows) = (w / cw, h / ch);
+    let red = blitty_vt::default_indexed(1);
+    let red = (red[0] as u32) << 16 | (red[1] as u32) << 8 | red[2] as u32;
+    let script = Scratch::new("sessions-fb.sh");
+    std::fs::write(&script, "printf '\\033[41m\\033[2J'; read x; printf '\\033[44m\\033[2J'; sleep 1000\n").unwrap();
+    let args = format!("console --fb {} --fb-size {w}x{h} -s fb -- sh {}", fb.display(), script.display());
+    let t = Tmux::start("sess-console", &s.cmd(&args));
+    // A pixel in the middle of the screen, clear of the cursor and the status row.
+    let probe = (h / 2) * w + w / 2;
+    // The screen turns red.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while fb_pixels(&fb).get(probe) != Some(&red) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let pixels = fb_pixels(&fb);
+    assert_eq!(pixels.len(), w * h, "the file is the framebuffer's size");
+    assert_eq!(pixels[probe], red, "the program's red screen:\n{}", t.capture());
+
+    // The same screen drawn by `blitty replay --png`: the vty's rows (the status row is the
+    // console's last) are the same pixels.
+    let input = Scratch::new("sessions-fb-input");
+    std::fs::write(&input, "\x1b[41m\x1b[2J").unwrap();
+    let png_path = Scratch::new("sessions-fb.png");
+    let out = Command::new(BLITTY)
+        .args(["replay", &input.display().to_string(), "--size", &format!("{cols}x{}", rows - 1), "--dump", "none"])
+        .args(["--png", &png_path.display().to_string()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let decoder = png::Decoder::new(std::fs::File::open(&png_path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut data = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut data).unwrap();
+    let (pw, ph) = (info.width as usize, info.height as usize);
+    assert_eq!((pw, ph), (cols * cw, (rows - 1) * ch));
+    let mut differ = 0;
+    for y in 0..ph {
+        for x in 0..pw {
+            let i = (y * pw + x) * 3;
+            let want = (data[i] as u32) << 16 | (data[i + 1] as u32) << 8 | data[i + 2] as u32;
+            if pixels[y * w + x] != want {
+                differ += 1;
+            }
+        }
+    }
+    assert_eq!(differ, 0, "pixels differing from the PNG");
+
+    // A key typed in the terminal reaches the program: the screen turns blue.
+    t.keys(&["Enter"]);
+    let blue = blitty_vt::default_indexed(4);
+    let blue = (blue[0] as u32) << 16 | (blue[1] as u32) << 8 | blue[2] as u32;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while fb_pixels(&fb).get(probe) != Some(&blue) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    assert_eq!(fb_pixels(&fb)[probe], blue, "{}", t.capture());
+    assert!(s.run(&["kill", "fb"]).status.success());
+}
