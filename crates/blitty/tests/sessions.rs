@@ -511,3 +511,33 @@ fn the_console_draws_the_session_into_a_framebuffer_file_as_the_png_shows_it() {
     assert_eq!(fb_pixels(&fb)[probe], blue, "{}", t.capture());
     assert!(s.run(&["kill", "fb"]).status.success());
 }
+
+/// CPU seconds (user and system) of process `pid`.
+fn cpu_seconds(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r).to_string();
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+#[test]
+fn a_program_that_closes_its_terminal_costs_the_server_nothing_while_it_runs() {
+    let s = Server::new("hangup");
+    let out = s.run(&["new", "-d", "-s", "quiet", "--", "sh", "-c", "exec >/dev/null 2>&1 </dev/null; sleep 3"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let pgrep =
+        Command::new("pgrep").args(["-f", &format!("server --socket {}", s.socket().display())]).output().unwrap();
+    let pid = String::from_utf8_lossy(&pgrep.stdout).lines().next().unwrap_or("").trim().to_string();
+    assert!(!pid.is_empty(), "no server");
+    let before = cpu_seconds(&pid);
+    // Not a wait for a condition: the CPU the server spends over a second of its program's
+    // silence is the measure.
+    std::thread::sleep(Duration::from_secs(1));
+    let spent = cpu_seconds(&pid) - before;
+    assert!(spent < 0.2, "the server spent {spent} s of CPU in 1 s on a hung-up pty");
+    assert!(s.ls().contains("quiet: 1 vty"), "{}", s.ls());
+    // It ends with its program.
+    let ls = s.wait_ls("no sessions");
+    assert!(ls.contains("no sessions"), "{ls}");
+}

@@ -126,10 +126,9 @@ pub fn prepare_dir(dir: &Path) -> io::Result<()> {
 }
 
 enum Source {
-    Pty {
-        pty: Pty,
-        pid: u32,
-    },
+    /// `hung_up`: the pty has no writer left (the program closed it, or ended and is not reaped
+    /// yet): it is not polled any more, or every poll would return at once.
+    Pty { pty: Pty, pid: u32, hung_up: bool },
     Serial {
         path: PathBuf,
         settings: Settings,
@@ -142,7 +141,8 @@ enum Source {
 impl Source {
     fn fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
         match self {
-            Source::Pty { pty, .. } => Some(pty.master.as_fd()),
+            Source::Pty { pty, hung_up: false, .. } => Some(pty.master.as_fd()),
+            Source::Pty { .. } => None,
             Source::Serial { line, .. } => line.as_ref().map(|(fd, _)| fd.as_fd()),
         }
     }
@@ -327,6 +327,10 @@ impl Server {
                         at(*retry);
                     }
                 }
+            }
+            if !self.had_session {
+                // A server whose first session never came ends after a while.
+                at(started + Duration::from_secs(5));
             }
             let timeout = wake.map(|w| w.saturating_duration_since(now));
             self.turn(timeout)?;
@@ -717,7 +721,7 @@ impl Server {
                 let pid = pty.child.id();
                 let short =
                     Path::new(&program).file_name().map_or(program.clone(), |f| f.to_string_lossy().into_owned());
-                (Source::Pty { pty, pid }, short)
+                (Source::Pty { pty, pid, hung_up: false }, short)
             }
             VtySpec::Serial { device, baud, data_bits, parity, stop_bits, flow, lock } => {
                 let path = PathBuf::from(OsString::from_vec(device));
@@ -940,8 +944,9 @@ impl Server {
         let Some(v) = self.sessions.get_mut(si).and_then(|s| s.vtys.get_mut(vi)) else { return };
         if gone {
             match &mut v.source {
-                // The program ended (its status comes with SIGCHLD; see reap).
-                Source::Pty { .. } => {}
+                // The program ended (its status comes with SIGCHLD; see reap) or closed its
+                // terminal and goes on (then it stays listed until it ends).
+                Source::Pty { hung_up, .. } => *hung_up = true,
                 Source::Serial { path, line, retry, .. } => {
                     *line = None;
                     *retry = Instant::now() + REOPEN;
