@@ -7,7 +7,7 @@
 //! flow control, with no byte dropped. Each chunk wakes the loop through an eventfd it polls.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, Sender, SyncSender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -50,6 +50,8 @@ pub struct Reader {
     /// Chunks sent and not yet taken: the reader wakes the loop only when this was 0, so a
     /// loop that is busy parsing costs no wake-ups.
     queued: Arc<AtomicUsize>,
+    /// Set while the loop waits for the answer to a key: chunks go at once, never held.
+    urgent: Arc<AtomicBool>,
     recycle: Sender<Vec<u8>>,
     /// Readable when chunks are waiting (an eventfd the reader adds to).
     wake: OwnedFd,
@@ -75,10 +77,12 @@ impl Reader {
         let (wake_thread, stop_thread) = (wake.try_clone()?, stop.try_clone()?);
         let queued = Arc::new(AtomicUsize::new(0));
         let queued_thread = queued.clone();
+        let urgent = Arc::new(AtomicBool::new(false));
+        let urgent_thread = urgent.clone();
         let thread = std::thread::Builder::new()
             .name("blitty-reader".into())
-            .spawn(move || read_loop(master, tx, recycled, wake_thread, stop_thread, queued_thread))?;
-        Ok(Reader { rx, queued, recycle, wake, stop, thread: Some(thread) })
+            .spawn(move || read_loop(master, tx, recycled, wake_thread, stop_thread, queued_thread, urgent_thread))?;
+        Ok(Reader { rx, queued, urgent, recycle, wake, stop, thread: Some(thread) })
     }
 
     /// The fd to poll for readability: chunks are waiting.
@@ -116,6 +120,12 @@ impl Reader {
         self.queued.load(Ordering::Acquire) > 0
     }
 
+    /// While on, output goes to the loop as soon as it is read (the answer to a key: an echo,
+    /// the prompt after Ctrl-C), not held for more as in a flood.
+    pub fn set_urgent(&self, on: bool) {
+        self.urgent.store(on, Ordering::Relaxed);
+    }
+
     /// Gives a chunk's buffer back for reuse.
     pub fn recycle(&self, buf: Vec<u8>) {
         let _ = self.recycle.send(buf);
@@ -150,6 +160,7 @@ fn read_loop(
     wake: OwnedFd,
     stop: OwnedFd,
     queued: Arc<AtomicUsize>,
+    urgent: Arc<AtomicBool>,
 ) -> ReaderStats {
     let signal = || {
         let _ = rustix::io::write(&wake, &1u64.to_ne_bytes());
@@ -209,7 +220,7 @@ fn read_loop(
         // wakes once per HOLD rather than once per read (each wake-up costs the loop a poll, a
         // read of the eventfd and two context switches: more than parsing the few KiB). Output
         // after a pause (an echo, a prompt) goes at once.
-        if !buf.is_empty() && !finishing && last_send.elapsed() < HOLD {
+        if !buf.is_empty() && !finishing && last_send.elapsed() < HOLD && !urgent.load(Ordering::Relaxed) {
             let held = first_at.get_or_insert_with(Instant::now).elapsed();
             if held < HOLD {
                 let wait = HOLD - held;

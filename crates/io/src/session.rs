@@ -413,6 +413,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                             Action::Forward(bytes) => {
                                 to_child.extend_from_slice(&bytes);
                                 last_key = Instant::now();
+                                reader.set_urgent(true);
                             }
                             Action::Command(k) if k == b"?" => {
                                 help = true;
@@ -566,6 +567,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         }
         budget.refill(now);
         let answering = now.duration_since(last_key) < RESPONSE;
+        reader.set_urgent(answering);
         let (quiet_need, quiet_wait) = if answering { (1.0, ANSWER_QUIET) } else { (1.0 + SPARE, QUIET) };
         let due = (now >= next_frame && budget.tokens >= 1.0 + SPARE)
             || (now.duration_since(last_output) >= quiet_wait && budget.tokens >= quiet_need);

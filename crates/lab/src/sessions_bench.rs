@@ -558,6 +558,13 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
             memory: Err(missing),
         });
     }
+    // Attaching first: the many vtys' programs take a while to go after their run.
+    let runs = if opts.quick { 3 } else { 9 };
+    progress("attaching to a 200x60 screen");
+    let mut attach = vec![("blitty attach".to_string(), blitty_attach(&opts.blitty, &dir, runs))];
+    if which("tmux") {
+        attach.push(("tmux attach".to_string(), tmux_attach(&dir, runs)));
+    }
     let (many, seconds) = if opts.quick { (10, 2.0) } else { (100, 5.0) };
     progress("many vtys printing at once");
     let mixed = dir.join("mixed.txt");
@@ -569,12 +576,6 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     let mut busy = vec![("blitty server".to_string(), blitty_many(opts, &dir, many, seconds, &mixed))];
     if which("tmux") {
         busy.push(("tmux".to_string(), tmux_many(opts, &dir, many, seconds, &mixed)));
-    }
-    let runs = if opts.quick { 3 } else { 9 };
-    progress("attaching to a 200x60 screen");
-    let mut attach = vec![("blitty attach".to_string(), blitty_attach(&opts.blitty, &dir, runs))];
-    if which("tmux") {
-        attach.push(("tmux attach".to_string(), tmux_attach(&dir, runs)));
     }
     rows.push(Row {
         target: "GNU screen".into(),
