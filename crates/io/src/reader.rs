@@ -181,6 +181,13 @@ fn read_loop(
     // When the last chunk went to the loop, and when the chunk being filled got its first byte.
     let mut last_send = Instant::now() - HOLD;
     let mut first_at: Option<Instant> = None;
+    // Sends the chunk and notes when; false when the loop is gone.
+    let hand_over = |buf: &mut Vec<u8>, last_send: &mut Instant, first_at: &mut Option<Instant>| {
+        let sent = send(Chunk::Data(std::mem::take(buf)));
+        *last_send = Instant::now();
+        *first_at = None;
+        sent
+    };
     loop {
         if buf.capacity() == 0 {
             buf = recycled.try_recv().unwrap_or_default();
@@ -198,11 +205,9 @@ fn read_loop(
                 if buf.capacity() - buf.len() >= MIN_ROOM {
                     continue;
                 }
-                if !send(Chunk::Data(std::mem::take(&mut buf))) {
+                if !hand_over(&mut buf, &mut last_send, &mut first_at) {
                     return thread_stats();
                 }
-                last_send = Instant::now();
-                first_at = None;
                 if finishing {
                     final_chunks += 1;
                     if final_chunks > FINAL_CHUNKS {
@@ -232,12 +237,8 @@ fn read_loop(
             }
         }
         // What was read goes to the loop, then wait.
-        if !buf.is_empty() {
-            if !send(Chunk::Data(std::mem::take(&mut buf))) {
-                return thread_stats();
-            }
-            last_send = Instant::now();
-            first_at = None;
+        if !buf.is_empty() && !hand_over(&mut buf, &mut last_send, &mut first_at) {
+            return thread_stats();
         }
         if finishing {
             // Finishing: only what is there now, and not forever.

@@ -136,14 +136,9 @@ fn blitty_many(opts: &Options, dir: &Path, n: usize, seconds: f64, file: &Path) 
 }
 
 fn tmux_many(opts: &Options, dir: &Path, n: usize, seconds: f64, file: &Path) -> Result<f64, String> {
-    let conf = tmux_conf(dir, false)?;
     let sock = format!("blitty-bench-sessions-many-{}", std::process::id());
-    tmux(&sock, &conf, &["new-session", "-d", "-s", "shown", "-x", "80", "-y", "24", "sleep 100000"])?;
+    let (conf, pid, client) = tmux_attached(dir, &sock)?;
     let result = (|| {
-        let pid: u32 = tmux(&sock, &conf, &["display-message", "-p", "#{pid}"])?.parse().map_err(|_| "no tmux pid")?;
-        let argv: Vec<String> = ["tmux", "-L", &sock, "attach", "-t", "shown"].iter().map(|s| s.to_string()).collect();
-        let client = std::thread::spawn(move || drained_by(&argv, TIMEOUT, Reader::Plain));
-        wait_until("tmux's client", || tmux(&sock, &conf, &["list-clients"]).is_ok_and(|c| !c.is_empty()))?;
         let start = start_time(Duration::from_millis(300) + Duration::from_millis(15) * n as u32);
         for _ in 0..n {
             tmux(&sock, &conf, &["new-window", "-d", "-t", "shown", &pacer(&opts.lab, seconds, start, file)])?;
@@ -423,15 +418,32 @@ fn tmux(sock: &str, conf: &Path, args: &[&str]) -> Result<String, String> {
     }
 }
 
-fn tmux_flood(dir: &Path, file: &Path, n: usize) -> Result<Flood, String> {
+/// A tmux server on `sock` with a session "shown" and a client attached to it (in a pty a plain
+/// reader drains): its config, the server's pid and the client's thread.
+type Drained = std::thread::JoinHandle<Result<u64, String>>;
+fn tmux_attached(dir: &Path, sock: &str) -> Result<(PathBuf, u32, Drained), String> {
     let conf = tmux_conf(dir, false)?;
-    let sock = format!("blitty-bench-sessions-{}-{n}", std::process::id());
-    tmux(&sock, &conf, &["new-session", "-d", "-s", "shown", "-x", "80", "-y", "24", "sleep 100000"])?;
-    let result = (|| {
-        let pid: u32 = tmux(&sock, &conf, &["display-message", "-p", "#{pid}"])?.parse().map_err(|_| "no tmux pid")?;
-        let argv: Vec<String> = ["tmux", "-L", &sock, "attach", "-t", "shown"].iter().map(|s| s.to_string()).collect();
+    tmux(sock, &conf, &["new-session", "-d", "-s", "shown", "-x", "80", "-y", "24", "sleep 100000"])?;
+    let attached = (|| {
+        let pid: u32 = tmux(sock, &conf, &["display-message", "-p", "#{pid}"])?.parse().map_err(|_| "no tmux pid")?;
+        let argv: Vec<String> = ["tmux", "-L", sock, "attach", "-t", "shown"].iter().map(|s| s.to_string()).collect();
         let client = std::thread::spawn(move || drained_by(&argv, TIMEOUT, Reader::Plain));
-        wait_until("tmux's client", || tmux(&sock, &conf, &["list-clients"]).is_ok_and(|c| !c.is_empty()))?;
+        wait_until("tmux's client", || tmux(sock, &conf, &["list-clients"]).is_ok_and(|c| !c.is_empty()))?;
+        Ok((pid, client))
+    })();
+    match attached {
+        Ok((pid, client)) => Ok((conf, pid, client)),
+        Err(e) => {
+            let _ = tmux(sock, &conf, &["kill-server"]);
+            Err(e)
+        }
+    }
+}
+
+fn tmux_flood(dir: &Path, file: &Path, n: usize) -> Result<Flood, String> {
+    let sock = format!("blitty-bench-sessions-{}-{n}", std::process::id());
+    let (conf, pid, client) = tmux_attached(dir, &sock)?;
+    let result = (|| {
         let out = dir.join(format!("timing-tmux-{n}"));
         let _ = std::fs::remove_file(&out);
         let cpu0 = cpu_seconds(pid)?;
