@@ -501,20 +501,32 @@ fn ctrl_c_once(env: &Env, shell: Shell, n: usize) -> Result<f64, String> {
     result
 }
 
+/// The two flood files in `dir`: `plain_mb` MB of plain lines and `colour_mb` MB of 256-colour
+/// cells, LF-only (the pty adds the CRs, as for a real `cat`), from the seeds `seed` and
+/// `seed + 1`.
+pub(crate) fn flood_files(
+    dir: &Path,
+    plain_mb: usize,
+    colour_mb: usize,
+    seed: u64,
+) -> Result<(PathBuf, PathBuf), String> {
+    let plain = dir.join("plain.txt");
+    let mut text = workloads::plain_lines(&mut Rng::new(seed), plain_mb * 1_000_000);
+    text.retain(|&b| b != b'\r');
+    std::fs::write(&plain, &text).map_err(|e| e.to_string())?;
+    let colour = dir.join("colour.txt");
+    let mut text = workloads::sgr_256(&mut Rng::new(seed + 1), colour_mb * 1_000_000);
+    text.retain(|&b| b != b'\r');
+    std::fs::write(&colour, &text).map_err(|e| e.to_string())?;
+    Ok((plain, colour))
+}
+
 pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, String> {
     let dir = std::env::temp_dir().join(format!("blitty-bench-run-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let (plain_mb, colour_mb, runs) = if opts.quick { (10, 5, 1) } else { (200, 50, 3) };
     progress("generating files");
-    let plain = dir.join("plain.txt");
-    let mut text = workloads::plain_lines(&mut Rng::new(5), plain_mb * 1_000_000);
-    text.retain(|&b| b != b'\r');
-    std::fs::write(&plain, &text).map_err(|e| e.to_string())?;
-    let colour = dir.join("colour.txt");
-    let mut text = workloads::sgr_256(&mut Rng::new(6), colour_mb * 1_000_000);
-    text.retain(|&b| b != b'\r');
-    std::fs::write(&colour, &text).map_err(|e| e.to_string())?;
-    drop(text);
+    let (plain, colour) = flood_files(&dir, plain_mb, colour_mb, 5)?;
     let env = Env { dir: dir.clone(), blitty: opts.blitty.clone(), xvfb: Xvfb::start(), tmux: which("tmux") };
     let files = vec![
         (format!("plain text, {plain_mb} MB"), plain),

@@ -526,15 +526,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let (plain_mb, colour_mb, vtys) = if opts.quick { (10, 4, 4) } else { (100, 20, 10) };
     progress("generating files");
-    let plain = dir.join("plain.txt");
-    let mut text = workloads::plain_lines(&mut Rng::new(7), plain_mb * 1_000_000);
-    text.retain(|&b| b != b'\r');
-    std::fs::write(&plain, &text).map_err(|e| e.to_string())?;
-    let colour = dir.join("colour.txt");
-    let mut text = workloads::sgr_256(&mut Rng::new(8), colour_mb * 1_000_000);
-    text.retain(|&b| b != b'\r');
-    std::fs::write(&colour, &text).map_err(|e| e.to_string())?;
-    drop(text);
+    let (plain, colour) = crate::run_bench::flood_files(&dir, plain_mb, colour_mb, 7)?;
     let files = [plain.clone(), colour.clone()];
     let labels = vec![format!("plain text, {plain_mb} MB"), format!("SGR-dense (256-colour per cell), {colour_mb} MB")];
     let mut rows = Vec::new();
