@@ -412,7 +412,12 @@ fn a_serial_vty_survives_its_device_going_away_and_coming_back() {
     assert!(String::from_utf8_lossy(&got).contains("typed"), "{got:?}");
     let logged = std::fs::read(&log).unwrap();
     assert_eq!(logged, b"before the unplug\r\nafter the replug\r\n", "the log holds the line's bytes only");
-    assert!(s.run(&["kill", "line"]).status.success());
+    // Prefix & closes the line: the session ends with it.
+    t.keys(&["C-]", "&"]);
+    t.wait_for("kill vty 0");
+    t.keys(&["y"]);
+    let end = t.wait_for("session line ended");
+    assert!(end.contains("[blitty: session line ended:") && end.contains("was closed (prefix &)"), "{end}");
 }
 
 #[test]

@@ -1237,7 +1237,6 @@ impl Server {
             }
             Mode::ConfirmKill => {
                 if bytes == b"y" || bytes == b"Y" {
-                    // It closes when its program has gone (SIGCHLD), with the status it ended with.
                     if let Some(v) = self.current_vty_mut(id) {
                         kill_vty(v);
                     }
@@ -1393,11 +1392,16 @@ fn detach(c: &mut Client, reason: &str, status: u8) {
     c.closing = true;
 }
 
+/// Ends a vty: a program gets SIGHUP (the vty closes when it has gone, with its status); a
+/// serial line is let go at once (its settings restored, its lock released).
 fn kill_vty(v: &mut Vty) {
-    if let Source::Pty { pty, .. } = &mut v.source {
-        if let Some(pid) = rustix::process::Pid::from_raw(pty.child.id() as i32) {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::HUP);
+    match &mut v.source {
+        Source::Pty { pty, .. } => {
+            if let Some(pid) = rustix::process::Pid::from_raw(pty.child.id() as i32) {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::HUP);
+            }
         }
+        Source::Serial { .. } => v.ended = Some(("was closed (prefix &)".into(), 0)),
     }
 }
 
