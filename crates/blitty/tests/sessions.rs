@@ -546,3 +546,24 @@ fn a_program_that_closes_its_terminal_costs_the_server_nothing_while_it_runs() {
     let ls = s.wait_ls("no sessions");
     assert!(ls.contains("no sessions"), "{ls}");
 }
+
+#[test]
+fn a_programs_bell_rings_in_the_users_terminal_through_run_and_through_a_session() {
+    assert!(tmux_available(), "tmux is needed");
+    let s = Server::new("bell");
+    for (name, args) in [("run", "run -- sh"), ("session", "new -s bell -- sh")] {
+        let t = Tmux::start(&format!("sess-bell-{name}"), &s.cmd(args));
+        t.wait_for("$");
+        let capture = Scratch::new(&format!("sessions-bell-{name}.out"));
+        t.tmux(&["pipe-pane", "-o", &format!("cat >> {}", capture.display())]);
+        t.text("printf '\\a'; echo rang\n");
+        t.wait_for_line("rang");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !std::fs::read(&capture).unwrap_or_default().contains(&0x07) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        let out = std::fs::read(&capture).unwrap_or_default();
+        assert!(out.contains(&0x07), "{name}: no BEL reached the terminal: {:?}", String::from_utf8_lossy(&out));
+    }
+    assert!(s.run(&["kill", "bell"]).status.success());
+}

@@ -213,6 +213,8 @@ struct Client {
     clipboard: Vec<u8>,
     /// The status row as last drawn.
     status_drawn: String,
+    /// The vty it shows rang the bell: BEL goes with the next frame.
+    bell: bool,
 }
 
 impl Client {
@@ -496,6 +498,7 @@ impl Server {
                 closing: false,
                 clipboard: Vec::new(),
                 status_drawn: String::new(),
+                bell: false,
             };
             client.presenter.set_overlay_colours(self.opts.status_colours.0, self.opts.status_colours.1);
             if peer != Ok(self.uid) {
@@ -887,6 +890,7 @@ impl Server {
         let mut taken = 0;
         let mut gone = false;
         let mut clipboard = None;
+        let mut rang = None;
         while taken < VTY_BUDGET {
             let Some(fd) = v.source.fd() else { break };
             match rustix::io::read(fd, &mut buf) {
@@ -922,6 +926,7 @@ impl Server {
             if v.term.screen().bells() != v.bells_seen {
                 v.bells_seen = v.term.screen().bells();
                 v.bell = true;
+                rang = Some(v.id);
             }
             // A clipboard write goes to the clients showing this vty (as `blitty run` passes it
             // on), unless the config file says `clipboard = false`.
@@ -937,6 +942,17 @@ impl Server {
             for (c, shows) in self.clients.iter_mut().zip(shown) {
                 if shows {
                     c.clipboard = bytes.clone();
+                    c.dirty = true;
+                }
+            }
+        }
+        if let Some(id) = rang {
+            // The bell of the vty a client shows rings in its terminal (tmux's bell-action
+            // current); others are marked `!` on the status row.
+            let shown: Vec<bool> = self.clients.iter().map(|c| self.shown(c).is_some_and(|v| v.id == id)).collect();
+            for (c, shows) in self.clients.iter_mut().zip(shown) {
+                if shows {
+                    c.bell = true;
                     c.dirty = true;
                 }
             }
@@ -1292,6 +1308,9 @@ impl Server {
             v.activity = false;
             v.bell = false;
             let mut frame = std::mem::take(&mut c.clipboard);
+            if std::mem::take(&mut c.bell) {
+                frame.push(0x07);
+            }
             let offset = c.copy.offset(v.term.screen());
             c.presenter.frame(View { screen: v.term.screen(), offset }, &mut frame);
             if c.copy.active {

@@ -328,6 +328,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut actions = Vec::new();
     let started = Instant::now();
     let mut child_bytes = 0u64;
+    let mut bells_seen = 0u64;
+    // The program rang the bell since the last frame.
+    let mut ring = false;
 
     while exit.is_none() {
         let now = Instant::now();
@@ -502,6 +505,13 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             if !replies.is_empty() {
                 to_child.extend_from_slice(&replies);
             }
+            // The program's bell rings in the host terminal with the next frame (once per
+            // frame however many came: a flood of BELs is one ring).
+            if term.screen().bells() != bells_seen {
+                bells_seen = term.screen().bells();
+                ring = true;
+                dirty = true;
+            }
             if let Some(c) = term.screen_mut().take_clipboard() {
                 if opts.clipboard {
                     clipboard_out = clipboard_write(&c);
@@ -574,6 +584,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if dirty && !held && due && writer.idle() && exit.is_none() {
             let mut frame = writer.buffer();
             frame.append(&mut clipboard_out);
+            if std::mem::take(&mut ring) {
+                frame.push(0x07);
+            }
             present(&mut presenter, &term, copy.offset(term.screen()), &mut frame);
             if copy.active {
                 copy.draw(&mut presenter, term.screen(), &mut frame);
