@@ -215,6 +215,8 @@ struct Client {
     status_drawn: String,
     /// The vty it shows rang the bell: BEL goes with the next frame.
     bell: bool,
+    /// What goes before the next frame: taking over the terminal, a clear after a resize.
+    preamble: Vec<u8>,
 }
 
 impl Client {
@@ -499,6 +501,7 @@ impl Server {
                 clipboard: Vec::new(),
                 status_drawn: String::new(),
                 bell: false,
+                preamble: Vec::new(),
             };
             client.presenter.set_overlay_colours(self.opts.status_colours.0, self.opts.status_colours.1);
             if peer != Ok(self.uid) {
@@ -586,9 +589,9 @@ impl Server {
                 c.cols = cols;
                 c.rows = rows;
                 let (cols, rows) = (c.cols as usize, c.rows as usize);
-                let mut out = Vec::new();
+                let mut out = std::mem::take(&mut c.preamble);
                 c.presenter.resize(cols, rows, &mut out);
-                c.send(&Msg::Output(out));
+                c.preamble = out;
                 c.dirty = true;
                 self.follow_size(i);
             }
@@ -772,9 +775,9 @@ impl Server {
         c.rows = rows.clamp(1, MAX_ROWS);
         c.presenter = AnsiPresenter::new(c.cols as usize, c.rows as usize);
         c.presenter.set_overlay_colours(self.opts.status_colours.0, self.opts.status_colours.1);
-        let mut out = Vec::new();
-        c.presenter.enter(&mut out);
-        c.send(&Msg::Output(out));
+        // Taking over the terminal goes with the first frame: attaching is one write.
+        c.preamble.clear();
+        c.presenter.enter(&mut c.preamble);
         c.dirty = true;
         c.drawn = (0, 0);
         c.next_frame = Instant::now();
@@ -804,9 +807,9 @@ impl Server {
         // Every client of the session redraws from a clear screen (one of another size keeps
         // no leftovers beyond the new screen's edge).
         for c in self.clients.iter_mut().filter(|c| c.session == Some(id)) {
-            let mut out = Vec::new();
+            let mut out = std::mem::take(&mut c.preamble);
             c.presenter.resize(c.cols as usize, c.rows as usize, &mut out);
-            c.send(&Msg::Output(out));
+            c.preamble = out;
             if c.copy.active {
                 c.copy.leave();
                 c.keys.scrolling = false;
@@ -1307,7 +1310,8 @@ impl Server {
             let v = &mut s.vtys[s.current];
             v.activity = false;
             v.bell = false;
-            let mut frame = std::mem::take(&mut c.clipboard);
+            let mut frame = std::mem::take(&mut c.preamble);
+            frame.append(&mut c.clipboard);
             if std::mem::take(&mut c.bell) {
                 frame.push(0x07);
             }
