@@ -128,7 +128,7 @@ pub fn prepare_dir(dir: &Path) -> io::Result<()> {
 enum Source {
     /// `hung_up`: the pty has no writer left (the program closed it, or ended and is not reaped
     /// yet): it is not polled any more, or every poll would return at once.
-    Pty { pty: Pty, pid: u32, hung_up: bool },
+    Pty { pty: Pty, hung_up: bool },
     Serial {
         path: PathBuf,
         settings: Settings,
@@ -165,6 +165,36 @@ struct Vty {
     to_write: Vec<u8>,
     /// Set when the program has ended (or the vty was killed): the words for `ls`.
     ended: Option<(String, u8)>,
+}
+
+impl Vty {
+    /// Reads what the program or line has written, up to `budget` bytes, into the engine and
+    /// the log. Returns the bytes read, and whether the source has gone (EOF or an error).
+    fn read_output(&mut self, buf: &mut Vec<u8>, budget: usize) -> (usize, bool) {
+        buf.resize(READ_SIZE, 0);
+        let mut taken = 0;
+        while taken < budget {
+            let Some(fd) = self.source.fd() else { break };
+            match rustix::io::read(fd, &mut buf[..]) {
+                Ok(0) => return (taken, true),
+                Ok(n) => {
+                    taken += n;
+                    if let Some(f) = self.log.as_mut() {
+                        if let Err(e) = f.write_all(&buf[..n]) {
+                            let note = format!("\r\n[blitty: the log cannot be written: {e}; logging stopped]\r\n");
+                            self.term.feed(note.as_bytes());
+                            self.log = None;
+                        }
+                    }
+                    self.term.feed(&buf[..n]);
+                }
+                Err(Errno::AGAIN) => break,
+                Err(Errno::INTR) => {}
+                Err(_) => return (taken, true),
+            }
+        }
+        (taken, false)
+    }
 }
 
 struct Session {
@@ -211,8 +241,6 @@ struct Client {
     closing: bool,
     /// A clipboard write (the scrollback mode's copy) for the next frame.
     clipboard: Vec<u8>,
-    /// The status row as last drawn.
-    status_drawn: String,
     /// The vty it shows rang the bell: BEL goes with the next frame.
     bell: bool,
     /// What goes before the next frame: taking over the terminal, a clear after a resize.
@@ -499,7 +527,6 @@ impl Server {
                 next_frame: Instant::now(),
                 closing: false,
                 clipboard: Vec::new(),
-                status_drawn: String::new(),
                 bell: false,
                 preamble: Vec::new(),
             };
@@ -724,10 +751,9 @@ impl Server {
                 let program = argv[0].to_string_lossy().into_owned();
                 let pty = pty::spawn_in(&argv, size, (!cwd.as_os_str().is_empty()).then_some(cwd.as_path()))
                     .map_err(|e| format!("cannot start {program}: {e}"))?;
-                let pid = pty.child.id();
                 let short =
                     Path::new(&program).file_name().map_or(program.clone(), |f| f.to_string_lossy().into_owned());
-                (Source::Pty { pty, pid, hung_up: false }, short)
+                (Source::Pty { pty, hung_up: false }, short)
             }
             VtySpec::Serial { device, baud, data_bits, parity, stop_bits, flow, lock } => {
                 let path = PathBuf::from(OsString::from_vec(device));
@@ -848,7 +874,7 @@ impl Server {
             ));
             for (k, v) in sess.vtys.iter().enumerate() {
                 let what = match &v.source {
-                    Source::Pty { pid, .. } => format!("pid {pid}"),
+                    Source::Pty { pty, .. } => format!("pid {}", pty.child.id()),
                     Source::Serial { path, settings, line, .. } => format!(
                         "{} {} baud{}",
                         path.display(),
@@ -887,40 +913,13 @@ impl Server {
         }
         // One buffer for every vty's reads, kept between turns.
         let mut buf = std::mem::take(&mut self.buf);
-        buf.resize(READ_SIZE, 0);
         let Some(s) = self.sessions.get_mut(si) else { return };
         let Some(v) = s.vtys.get_mut(vi) else { return };
-        let mut taken = 0;
-        let mut gone = false;
         let mut clipboard = None;
         let mut rang = None;
-        while taken < VTY_BUDGET {
-            let Some(fd) = v.source.fd() else { break };
-            match rustix::io::read(fd, &mut buf) {
-                Ok(0) => {
-                    gone = true;
-                    break;
-                }
-                Ok(n) => {
-                    taken += n;
-                    if let Some(f) = v.log.as_mut() {
-                        if let Err(e) = f.write_all(&buf[..n]) {
-                            v.term.feed(
-                                format!("\r\n[blitty: the log cannot be written: {e}; logging stopped]\r\n").as_bytes(),
-                            );
-                            v.log = None;
-                        }
-                    }
-                    v.term.feed(&buf[..n]);
-                }
-                Err(Errno::AGAIN) => break,
-                Err(Errno::INTR) => {}
-                Err(_) => {
-                    gone = true;
-                    break;
-                }
-            }
-        }
+        let (taken, gone) = v.read_output(&mut buf, VTY_BUDGET);
+        // The status row changes when a vty not shown gets its first unseen output or bell.
+        let was_marked = (v.activity, v.bell);
         if taken > 0 {
             v.generation += 1;
             v.activity = true;
@@ -939,26 +938,21 @@ impl Server {
                 }
             }
         }
+        let marked = (v.activity, v.bell) != was_marked && vi != s.current;
+        let session = s.id;
         self.buf = buf;
-        if let Some((id, bytes)) = clipboard {
-            let shown: Vec<bool> = self.clients.iter().map(|c| self.shown(c).is_some_and(|v| v.id == id)).collect();
-            for (c, shows) in self.clients.iter_mut().zip(shown) {
-                if shows {
-                    c.clipboard = bytes.clone();
-                    c.dirty = true;
-                }
+        if marked {
+            for c in self.clients.iter_mut().filter(|c| c.session == Some(session)) {
+                c.dirty = true;
             }
+        }
+        if let Some((id, bytes)) = clipboard {
+            self.for_viewers(id, |c| c.clipboard = bytes.clone());
         }
         if let Some(id) = rang {
             // The bell of the vty a client shows rings in its terminal (tmux's bell-action
             // current); others are marked `!` on the status row.
-            let shown: Vec<bool> = self.clients.iter().map(|c| self.shown(c).is_some_and(|v| v.id == id)).collect();
-            for (c, shows) in self.clients.iter_mut().zip(shown) {
-                if shows {
-                    c.bell = true;
-                    c.dirty = true;
-                }
-            }
+            self.for_viewers(id, |c| c.bell = true);
         }
         let Some(v) = self.sessions.get_mut(si).and_then(|s| s.vtys.get_mut(vi)) else { return };
         if gone {
@@ -978,6 +972,17 @@ impl Server {
                     );
                     v.generation += 1;
                 }
+            }
+        }
+    }
+
+    /// Runs `f` on every client showing vty `id`, and makes it draw a frame.
+    fn for_viewers(&mut self, id: u64, mut f: impl FnMut(&mut Client)) {
+        let shown: Vec<bool> = self.clients.iter().map(|c| self.shown(c).is_some_and(|v| v.id == id)).collect();
+        for (c, shows) in self.clients.iter_mut().zip(shown) {
+            if shows {
+                f(c);
+                c.dirty = true;
             }
         }
     }
@@ -1010,18 +1015,7 @@ impl Server {
                     if v.ended.is_none() {
                         if let Ok(Some(status)) = pty.child.try_wait() {
                             // What it wrote last is read before it goes.
-                            let mut buf = vec![0u8; 65536];
-                            for _ in 0..16 {
-                                match rustix::io::read(&pty.master, &mut buf) {
-                                    Ok(n) if n > 0 => {
-                                        if let Some(f) = v.log.as_mut() {
-                                            let _ = f.write_all(&buf[..n]);
-                                        }
-                                        v.term.feed(&buf[..n]);
-                                    }
-                                    _ => break,
-                                }
-                            }
+                            v.read_output(&mut self.buf, 16 * READ_SIZE);
                             let code = crate::session::shell_status(status);
                             let words = match status.code() {
                                 Some(c) => format!("exited with status {c}"),
@@ -1349,7 +1343,6 @@ impl Server {
             if status_on && c.rows >= 2 {
                 let row = status_row(s, c.cols as usize);
                 c.presenter.overlay(c.rows as usize - 1, &row, &mut frame);
-                c.status_drawn = row;
             }
             let v = &mut s.vtys[s.current];
             // The cursor back where the program has it (the overlays moved it).
@@ -1361,21 +1354,6 @@ impl Server {
             c.dirty = false;
             c.next_frame = now + interval;
             c.send(&Msg::Output(frame));
-        }
-        // Marks of the status row (activity, bells) change for vtys nobody shows: the clients
-        // of their session redraw the row.
-        for s in &self.sessions {
-            let marks = s.vtys.iter().enumerate().any(|(k, v)| k != s.current && (v.activity || v.bell));
-            if marks {
-                for c in self.clients.iter_mut().filter(|c| c.session == Some(s.id)) {
-                    if !c.dirty {
-                        let row = status_row(s, c.cols as usize);
-                        if self.opts.status && c.rows >= 2 && c.status_drawn != row {
-                            c.dirty = true;
-                        }
-                    }
-                }
-            }
         }
     }
 }
