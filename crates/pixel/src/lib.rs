@@ -282,14 +282,18 @@ impl Renderer {
         let (fg, bg) = Self::colours(screen, &style);
         self.fb.fill(px, py, w, ch, bg);
         let face = (style.attrs.has(Attrs::BOLD) as u8) | (style.attrs.has(Attrs::ITALIC) as u8) << 1;
-        let mut text = String::new();
+        let draw = |r: &mut Self, c: char| {
+            if c != ' ' && !draw_special(&mut r.fb, c, px, py, cw, ch, fg) {
+                r.draw_glyph(c, face, px, py, w, fg);
+            }
+        };
         match cell.char_value() {
-            Some(c) => text.push(c),
-            None => screen.push_cell_text(cell, &mut text),
-        }
-        for c in text.chars() {
-            if !draw_special(&mut self.fb, c, px, py, cw, ch, fg) && c != ' ' {
-                self.draw_glyph(c, face, px, py, w, fg);
+            Some(c) => draw(self, c),
+            // A cluster (a base and its marks): its characters drawn over each other.
+            None => {
+                let mut text = String::new();
+                screen.push_cell_text(cell, &mut text);
+                text.chars().for_each(|c| draw(self, c));
             }
         }
         let t = (self.fonts.px / 14.0).round().max(1.0) as usize;
@@ -431,7 +435,8 @@ fn draw_special(fb: &mut Framebuffer, c: char, px: usize, py: usize, cw: usize, 
             }
             return true;
         }
-        let w: Vec<u8> = spec.bytes().map(|b| b - b'0').collect();
+        let b = spec.as_bytes();
+        let w = [b[0] - b'0', b[1] - b'0', b[2] - b'0', b[3] - b'0'];
         let thick = |k: u8| if k == 2 { 2 * t } else { t };
         let gap = t + 1;
         // Each arm runs from the cell's edge to past its centre, so arms and neighbours meet.
@@ -440,8 +445,8 @@ fn draw_special(fb: &mut Framebuffer, c: char, px: usize, py: usize, cw: usize, 
                 return;
             }
             let th = thick(k);
-            let offsets: Vec<isize> = if k == 3 { vec![-(gap as isize), gap as isize] } else { vec![0] };
-            for off in offsets {
+            let offsets: &[isize] = if k == 3 { &[-(gap as isize), gap as isize] } else { &[0] };
+            for &off in offsets {
                 if horizontal {
                     let y = (cy as isize + off - (th as isize - t as isize) / 2).max(0) as usize;
                     let (x0, x1) = if first { (0, cx + t) } else { (cx, cw) };
