@@ -121,7 +121,7 @@ impl From<Errno> for Error {
 
 /// This thread's CPU seconds, to the nanosecond: /proc/thread-self/schedstat holds the
 /// nanoseconds on the CPU, then waiting, then time slices.
-pub(crate) fn thread_cpu() -> f64 {
+pub fn thread_cpu() -> f64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")
         .ok()
         .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
@@ -416,7 +416,6 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                             Action::Forward(bytes) => {
                                 to_child.extend_from_slice(&bytes);
                                 last_key = Instant::now();
-                                reader.set_urgent(true);
                             }
                             Action::Command(k) if k == b"?" => {
                                 help = true;

@@ -75,9 +75,11 @@ pub(crate) fn which(program: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// The shell script that writes `file` and records how long it took, in nanoseconds.
-fn writer(file: &Path, out: &Path) -> String {
-    format!("a=$(date +%s%N); cat {}; b=$(date +%s%N); echo $((b-a)) > {}", file.display(), out.display())
+/// The shell script that writes `file` and records how long it took, in nanoseconds, in `out`
+/// (written whole, then renamed: `out` exists only once the timing is complete).
+pub(crate) fn writer(file: &Path, out: &Path) -> String {
+    let out = out.display();
+    format!("a=$(date +%s%N); cat {}; b=$(date +%s%N); echo $((b-a)) > {out}.part; mv {out}.part {out}", file.display())
 }
 
 /// What reads the pty's master side.

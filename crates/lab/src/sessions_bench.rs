@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::report::{header, machine, Context, Error, Section};
-use crate::run_bench::{drained_by, which, Reader};
+use crate::run_bench::{drained_by, which, writer, Reader};
 use crate::workloads::{self, Rng};
 
 pub struct Options {
@@ -289,17 +289,6 @@ fn read_seconds(path: &Path) -> Option<f64> {
     std::fs::read_to_string(path).ok()?.trim().parse::<f64>().ok().map(|ns| ns / 1e9)
 }
 
-/// The shell script that writes `file` and records how long it took, in nanoseconds.
-fn writer(file: &Path, out: &Path) -> String {
-    format!(
-        "a=$(date +%s%N); cat {}; b=$(date +%s%N); echo $((b-a)) > {}.part; mv {}.part {}",
-        file.display(),
-        out.display(),
-        out.display(),
-        out.display()
-    )
-}
-
 /// A blitty server of its own (a runtime directory of its own).
 struct Blitty {
     bin: PathBuf,
@@ -467,24 +456,16 @@ fn tmux_flood(dir: &Path, file: &Path, n: usize) -> Result<Flood, String> {
 fn engine_flood(file: &Path) -> Result<Flood, String> {
     let data = std::fs::read(file).map_err(|e| e.to_string())?;
     let mut term = blitty_vt::Terminal::with_scrollback(80, 23, blitty_vt::term::DEFAULT_SCROLLBACK);
-    let cpu0 = thread_cpu();
+    let cpu0 = blitty_io::session::thread_cpu();
     let t0 = Instant::now();
     for chunk in data.chunks(64 * 1024) {
         term.feed(chunk);
     }
     let secs = t0.elapsed().as_secs_f64();
-    let cpu = thread_cpu() - cpu0;
+    let cpu = blitty_io::session::thread_cpu() - cpu0;
     std::hint::black_box(&term);
     let bytes = data.len() as f64;
     Ok(Flood { mbps: bytes / secs / 1e6, cpu_per_gb: cpu / bytes * 1e9 })
-}
-
-fn thread_cpu() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
-        .unwrap_or(0.0)
-        / 1e9
 }
 
 /// A program that fills 10,000 lines of scrollback with 80-column lines, then waits.
