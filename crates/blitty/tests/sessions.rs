@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::scratch::Scratch;
-use common::{tmux_available, Tmux};
+use common::{tmux_available, wait_until, Tmux};
 
 const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
 
@@ -112,10 +112,7 @@ fn detach_and_attach_show_the_same_vim_screen_also_at_another_size() {
     t.keys(&["4", "0", "G", "d", "d", "o", "added in the session", "Escape"]);
     t.wait_for("added in the session");
     // vim takes a moment to see a lone Escape as the key.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while t.capture().contains("-- INSERT --") && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(30));
-    }
+    wait_until(|| !t.capture().contains("-- INSERT --"));
     let before = t.settled();
     assert!(before.contains("added in the session"), "{before}");
     t.keys(&["C-]", "d"]);
@@ -139,10 +136,7 @@ fn detach_and_attach_show_the_same_vim_screen_also_at_another_size() {
     let end = wide.wait_for("session edit ended");
     assert!(end.contains("[blitty: session edit ended: vim exited with status 0]"), "{end}");
     // The last vty ended: the server ends and takes its socket along.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while s.socket().exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(30));
-    }
+    wait_until(|| !s.socket().exists());
     assert!(!s.socket().exists(), "the server left its socket behind");
 }
 
@@ -257,10 +251,7 @@ fn the_log_keeps_every_byte_in_order() {
     let script = "i=0; while [ $i -lt 256 ]; do printf \"\\\\$(printf %o $i)\"; i=$((i+1)); done; seq 1 20000";
     let out = s.run(&["new", "-d", "-s", "logged", "--log", &log.display().to_string(), "--", "sh", "-c", script]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while s.socket().exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(30));
-    }
+    wait_until(|| !s.socket().exists());
     let got = std::fs::read(&log).expect("the log");
     // What the program wrote, through the pty's output processing (LF becomes CR LF).
     let mut want = Vec::new();
@@ -468,10 +459,7 @@ fn the_console_draws_the_session_into_a_framebuffer_file_as_the_png_shows_it() {
     // A pixel in the middle of the screen, clear of the cursor and the status row.
     let probe = (h / 2) * w + w / 2;
     // The screen turns red.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while fb_pixels(&fb).get(probe) != Some(&red) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(30));
-    }
+    wait_until(|| fb_pixels(&fb).get(probe) == Some(&red));
     let pixels = fb_pixels(&fb);
     assert_eq!(pixels.len(), w * h, "the file is the framebuffer's size");
     assert_eq!(pixels[probe], red, "the program's red screen:\n{}", t.capture());
@@ -509,10 +497,7 @@ fn the_console_draws_the_session_into_a_framebuffer_file_as_the_png_shows_it() {
     t.keys(&["Enter"]);
     let blue = blitty_vt::default_indexed(4);
     let blue = (blue[0] as u32) << 16 | (blue[1] as u32) << 8 | blue[2] as u32;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while fb_pixels(&fb).get(probe) != Some(&blue) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(30));
-    }
+    wait_until(|| fb_pixels(&fb).get(probe) == Some(&blue));
     assert_eq!(fb_pixels(&fb)[probe], blue, "{}", t.capture());
     assert!(s.run(&["kill", "fb"]).status.success());
 }
@@ -558,10 +543,7 @@ fn a_programs_bell_rings_in_the_users_terminal_through_run_and_through_a_session
         t.tmux(&["pipe-pane", "-o", &format!("cat >> {}", capture.display())]);
         t.text("printf '\\a'; echo rang\n");
         t.wait_for_line("rang");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !std::fs::read(&capture).unwrap_or_default().contains(&0x07) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(30));
-        }
+        wait_until(|| std::fs::read(&capture).unwrap_or_default().contains(&0x07));
         let out = std::fs::read(&capture).unwrap_or_default();
         assert!(out.contains(&0x07), "{name}: no BEL reached the terminal: {:?}", String::from_utf8_lossy(&out));
     }

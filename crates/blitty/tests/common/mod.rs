@@ -133,6 +133,15 @@ impl Drop for Tmux {
     }
 }
 
+/// Waits until `ok` holds (at most 30 s: a loaded machine is slow, not wrong); the caller's
+/// assertion says what failed.
+pub fn wait_until(mut ok: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !ok() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
 pub fn tmux_available() -> bool {
     Command::new("tmux").arg("-V").output().map(|o| o.status.success()).unwrap_or(false)
 }
