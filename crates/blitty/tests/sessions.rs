@@ -411,6 +411,31 @@ fn a_serial_vty_survives_its_device_going_away_and_coming_back() {
     assert!(end.contains("[blitty: session line ended:") && end.contains("was closed (prefix &)"), "{end}");
 }
 
+/// Several serial lines in one server, each logged: each line keeps the raw settings it was
+/// opened with while the others are opened (a second line used to put the first back as it
+/// was found, cooked, which turned CR into LF and held back every unfinished line).
+#[test]
+fn serial_vtys_of_one_server_each_get_their_bytes_raw() {
+    let s = Server::new("serial-many");
+    let lines: Vec<_> = (0..4).map(|_| blitty_io::pty::pair().expect("a pty")).collect();
+    let logs: Vec<Scratch> = (0..4).map(|i| Scratch::new(&format!("sessions-many-{i}.log"))).collect();
+    for (i, ((_, port), log)) in lines.iter().zip(&logs).enumerate() {
+        let (port, log) = (port.display().to_string(), log.display().to_string());
+        let out = s.run(&["new", "-d", "-s", &format!("l{i}"), "--log", &log, "--serial", &port, "-b", "115200"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // Every byte value, then CRs and a last line that does not end.
+    let mut sent: Vec<u8> = (0..=255u8).collect();
+    sent.extend_from_slice(b"one\r\ntwo\rthree\nno end");
+    for (master, _) in &lines {
+        std::fs::File::from(master.try_clone().unwrap()).write_all(&sent).unwrap();
+    }
+    wait_until(|| logs.iter().all(|l| std::fs::metadata(l).map_or(0, |m| m.len()) >= sent.len() as u64));
+    for log in &logs {
+        assert!(std::fs::read(log).unwrap() == sent, "{} differs from what the line carried", log.display());
+    }
+}
+
 #[test]
 fn a_programs_clipboard_write_and_the_scrollback_copy_reach_the_clients_terminal() {
     assert!(tmux_available(), "tmux is needed");

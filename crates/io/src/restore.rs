@@ -34,8 +34,55 @@ struct Saved {
 
 /// The host terminal (standard input's termios; RESET_HOST goes to standard output).
 static HOST: AtomicPtr<Saved> = AtomicPtr::new(null_mut());
-/// The serial device `blitty serial` set up.
-static DEVICE: AtomicPtr<Saved> = AtomicPtr::new(null_mut());
+/// The serial devices blitty set up (`blitty serial`'s one, or every serial vty of a session
+/// server): a list of slots that only grows (a slot is reused once its device is restored),
+/// never freed, so a handler can walk it at any time.
+static DEVICES: AtomicPtr<DeviceSlot> = AtomicPtr::new(null_mut());
+
+struct DeviceSlot {
+    saved: AtomicPtr<Saved>,
+    /// Set before the slot is published, never changed after.
+    next: *mut DeviceSlot,
+}
+
+/// Puts `saved` in a free slot of DEVICES (or a new one) and returns that slot.
+fn arm_device(fd: RawFd, termios: Termios) -> (&'static AtomicPtr<Saved>, *mut Saved) {
+    // Leaked on purpose, as in `arm`.
+    let saved = Box::into_raw(Box::new(Saved { fd, termios }));
+    let mut at = DEVICES.load(Ordering::Acquire);
+    while !at.is_null() {
+        // SAFETY: slots are leaked boxes, never freed, published whole (Release/Acquire).
+        let slot = unsafe { &*at };
+        if slot.saved.compare_exchange(null_mut(), saved, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            arm_abort_handler();
+            return (&slot.saved, saved);
+        }
+        at = slot.next;
+    }
+    let new = Box::into_raw(Box::new(DeviceSlot { saved: AtomicPtr::new(saved), next: null_mut() }));
+    loop {
+        let head = DEVICES.load(Ordering::Acquire);
+        // SAFETY: `new` is not published yet; only this thread touches it.
+        unsafe { (*new).next = head };
+        if DEVICES.compare_exchange(head, new, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            break;
+        }
+    }
+    arm_abort_handler();
+    // SAFETY: as above; the slot lives for the rest of the process.
+    (unsafe { &(*new).saved }, saved)
+}
+
+/// Restores every serial device still saved. Async-signal-safe (atomics and tcsetattr).
+fn restore_devices() {
+    let mut at = DEVICES.load(Ordering::Acquire);
+    while !at.is_null() {
+        // SAFETY: see `arm_device`.
+        let slot = unsafe { &*at };
+        restore_slot(&slot.saved);
+        at = slot.next;
+    }
+}
 /// What the normal end writes to the host instead of RESET_HOST alone (the last frame, the reset,
 /// the program's last screen); a panic or an abort writes RESET_HOST.
 static LEAVE: Mutex<Option<Vec<u8>>> = Mutex::new(None);
@@ -77,10 +124,10 @@ fn restore_saved(saved: *mut Saved) -> bool {
 }
 
 /// Restores the host (the prepared bytes, then standard input's termios) and the serial
-/// device; what was already restored is skipped. Safe to call from a panic hook.
+/// devices; what was already restored is skipped. Safe to call from a panic hook.
 pub fn restore_all() {
     restore_host();
-    restore_slot(&DEVICE);
+    restore_devices();
 }
 
 /// The host's part of [`restore_all`]: the leave bytes, then the termios.
@@ -122,7 +169,7 @@ pub fn arm_abort_handler() {
             write_all(rustix::stdio::stdout(), RESET_HOST);
             restore_slot(&HOST);
         }
-        restore_slot(&DEVICE);
+        restore_devices();
         // Then die of the signal as if no handler had been there (a `kill -ABRT` too, not only
         // abort(), which would re-raise by itself).
         let _ = signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGABRT);
@@ -160,24 +207,72 @@ impl Drop for HostGuard {
 /// duplicate of the device's descriptor, so the restore works whoever closed theirs first.
 pub struct DeviceGuard {
     _fd: OwnedFd,
+    slot: &'static AtomicPtr<Saved>,
     saved: *mut Saved,
 }
 
 impl DeviceGuard {
-    /// Saves `fd`'s current termios. Call before changing them.
+    /// Saves `fd`'s current termios. Call before changing them. Each device has a guard of its
+    /// own: a server's many serial lines are each restored by theirs (before, a second guard
+    /// put the first device back as it was found while it was still in use).
     pub fn save(fd: impl AsFd) -> std::io::Result<DeviceGuard> {
         let termios = rustix::termios::tcgetattr(&fd)?;
         let dup = rustix::io::fcntl_dupfd_cloexec(&fd, 3)?;
-        // A guard for an earlier device (before a reconnection) gives up its place: its device
-        // is gone, and its own drop will not touch the new one.
-        restore_slot(&DEVICE);
-        let saved = arm(&DEVICE, dup.as_raw_fd(), termios);
-        Ok(DeviceGuard { _fd: dup, saved })
+        let (slot, saved) = arm_device(dup.as_raw_fd(), termios);
+        Ok(DeviceGuard { _fd: dup, slot, saved })
     }
 }
 
 impl Drop for DeviceGuard {
     fn drop(&mut self) {
-        restore_if_current(&DEVICE, self.saved);
+        restore_if_current(self.slot, self.saved);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustix::termios::{tcgetattr, InputModes};
+
+    /// A pty's slave, opened: (master, slave).
+    fn line() -> (OwnedFd, OwnedFd) {
+        let (master, path) = crate::pty::pair().unwrap();
+        let slave =
+            rustix::fs::open(&path, rustix::fs::OFlags::RDWR | rustix::fs::OFlags::NOCTTY, rustix::fs::Mode::empty())
+                .unwrap();
+        (master, slave)
+    }
+
+    fn raw(fd: &OwnedFd) {
+        let mut t = tcgetattr(fd).unwrap();
+        t.make_raw();
+        tcsetattr(fd, OptionalActions::Now, &t).unwrap();
+    }
+
+    fn is_raw(fd: &OwnedFd) -> bool {
+        !tcgetattr(fd).unwrap().input_modes.contains(InputModes::ICRNL)
+    }
+
+    #[test]
+    fn each_device_keeps_its_settings_while_others_are_set_up_and_given_back() {
+        let lines: Vec<_> = (0..5).map(|_| line()).collect();
+        let mut guards = Vec::new();
+        for (_, slave) in &lines {
+            assert!(!is_raw(slave), "a new pty starts cooked");
+            guards.push(Some(DeviceGuard::save(slave).unwrap()));
+            raw(slave);
+        }
+        assert!(lines.iter().all(|(_, s)| is_raw(s)), "setting up a device must not give back another");
+        // The second goes: only it is restored; its slot is then reused by a new guard.
+        guards[1] = None;
+        let cooked: Vec<bool> = lines.iter().map(|(_, s)| !is_raw(s)).collect();
+        assert_eq!(cooked, [false, true, false, false, false]);
+        guards[1] = Some(DeviceGuard::save(&lines[1].1).unwrap());
+        raw(&lines[1].1);
+        assert!(lines.iter().all(|(_, s)| is_raw(s)));
+        // Every end (a panic hook's restore_all) gives back all of them.
+        restore_devices();
+        assert!(lines.iter().all(|(_, s)| !is_raw(s)));
+        drop(guards);
     }
 }
