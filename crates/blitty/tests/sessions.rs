@@ -436,6 +436,39 @@ fn serial_vtys_of_one_server_each_get_their_bytes_raw() {
     }
 }
 
+/// The server raises its own open-file limit (1,000 logged serial lines need 2,000 descriptors);
+/// its programs still get the limit their user set.
+#[test]
+fn programs_get_the_open_file_limit_the_user_set() {
+    let s = Server::new("nofile");
+    let out_file = Scratch::new("sessions-nofile.txt");
+    let script = format!(
+        "ulimit -Sn 200 && {} {BLITTY} new -d -s lim -- sh -c 'ulimit -Sn > {}.part; mv {}.part {}; sleep 1000'",
+        s.env(),
+        out_file.display(),
+        out_file.display(),
+        out_file.display()
+    );
+    let st = Command::new("sh").arg("-c").arg(&script).status().expect("sh");
+    assert!(st.success());
+    wait_until(|| out_file.exists());
+    let got = std::fs::read_to_string(&out_file).unwrap_or_default();
+    assert_eq!(got.trim(), "200", "the program's open-file limit");
+    let pid = String::from_utf8_lossy(
+        &Command::new("pgrep")
+            .args(["-f", &format!("server --socket {}", s.socket().display())])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .trim()
+    .to_string();
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap_or_default();
+    let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap_or("").to_string();
+    let soft_hard: Vec<&str> = line.split_whitespace().skip(3).take(2).collect();
+    assert!(soft_hard.len() == 2 && soft_hard[0] == soft_hard[1], "the server's own limit is raised: {line}");
+}
+
 #[test]
 fn a_programs_clipboard_write_and_the_scrollback_copy_reach_the_clients_terminal() {
     assert!(tmux_available(), "tmux is needed");

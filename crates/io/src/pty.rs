@@ -80,6 +80,38 @@ unsafe fn reset_signals() {
     libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
 }
 
+/// The open-file soft limit blitty's programs get: the one blitty found, when a session server
+/// raised its own (see `server::raise_file_limit`); 0 while nothing was raised. A program
+/// expects the limit its user's session set (select() cannot take descriptors past 1,024).
+static CHILD_NOFILE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Raises this process's open-file soft limit to its hard limit; the programs it starts get
+/// the limit it had.
+pub fn raise_file_limit() {
+    let r = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    if let (Some(current), Some(maximum)) = (r.current, r.maximum) {
+        if current < maximum {
+            CHILD_NOFILE.store(current, std::sync::atomic::Ordering::Relaxed);
+            let _ = rustix::process::setrlimit(
+                rustix::process::Resource::Nofile,
+                rustix::process::Rlimit { current: Some(maximum), maximum: Some(maximum) },
+            );
+        }
+    }
+}
+
+/// In the child, between fork and exec: the open-file limit back as blitty found it.
+fn restore_file_limit() {
+    let current = CHILD_NOFILE.load(std::sync::atomic::Ordering::Relaxed);
+    if current != 0 {
+        let r = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+        let _ = rustix::process::setrlimit(
+            rustix::process::Resource::Nofile,
+            rustix::process::Rlimit { current: Some(current), maximum: r.maximum },
+        );
+    }
+}
+
 /// Whether an environment variable describes the host terminal (see the module's comment).
 pub fn host_marker(key: &str) -> bool {
     matches!(key, "TMUX" | "TMUX_PANE" | "STY" | "VTE_VERSION" | "KITTY_WINDOW_ID" | "WT_SESSION" | "TERMINAL_EMULATOR")
@@ -123,13 +155,14 @@ pub fn spawn_in(argv: &[OsString], size: Size, cwd: Option<&std::path::Path>) ->
         .stdout(Stdio::from(slave.try_clone()?))
         .stderr(Stdio::from(slave));
     // SAFETY: the closure runs in the child between fork and exec and calls only setsid,
-    // ioctl, signal and sigprocmask, all async-signal-safe; it allocates nothing and touches
+    // ioctl, signal, sigprocmask and getrlimit/setrlimit, all async-signal-safe; it allocates nothing and touches
     // no shared state.
     unsafe {
         cmd.pre_exec(|| {
             rustix::process::setsid()?;
             rustix::process::ioctl_tiocsctty(BorrowedFd::borrow_raw(0))?;
             reset_signals();
+            restore_file_limit();
             Ok(())
         });
     }
