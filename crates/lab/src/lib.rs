@@ -12,6 +12,7 @@ pub mod ports_bench;
 pub mod probes;
 pub mod report;
 pub mod run_bench;
+pub mod screen_peer;
 pub mod scroll_bench;
 pub mod sessions_bench;
 pub mod stdio_bench;

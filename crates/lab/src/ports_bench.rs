@@ -139,7 +139,7 @@ pub const THRESHOLD: f64 = 0.95;
 pub const MAX_DRAIN: f64 = 0.5;
 
 /// The text every line sends, over and over.
-fn pattern() -> Vec<u8> {
+pub(crate) fn pattern() -> Vec<u8> {
     let mut p = Vec::new();
     let mut i = 0;
     while p.len() < 1 << 16 {
@@ -171,15 +171,94 @@ pub fn cpu_seconds() -> f64 {
     t(u.ru_utime) + t(u.ru_stime)
 }
 
-struct Line {
-    master: OwnedFd,
-    slave: PathBuf,
+pub(crate) struct Line {
+    pub master: OwnedFd,
+    pub slave: PathBuf,
 }
 
-fn open_line() -> Result<Line, String> {
+pub(crate) fn open_line() -> Result<Line, String> {
     let (master, slave) = blitty_io::pty::pair().map_err(|e| format!("cannot open a pty: {e}"))?;
     rustix::fs::fcntl_setfl(&master, rustix::fs::OFlags::NONBLOCK).map_err(|e| format!("fcntl: {e}"))?;
     Ok(Line { master, slave })
+}
+
+/// What the far ends of the lines did: per line, the bytes due, written and dropped.
+pub(crate) struct Sent {
+    pub sent: Vec<u64>,
+    pub written: Vec<u64>,
+    pub dropped: Vec<u64>,
+}
+
+/// Plays the far ends: writes `pattern` over and over into every line's master at `baud`/10
+/// characters a second, every 20 ms, for `seconds`, without blocking (what a line cannot take
+/// is dropped, as a UART without flow control loses it). `mark` is called once at a quarter
+/// and once at nine tenths of the time.
+pub(crate) fn send(lines: &[Line], pattern: &[u8], baud: u32, seconds: f64, mut mark: impl FnMut()) -> Sent {
+    let ports = lines.len();
+    let doubled = [pattern, pattern].concat();
+    let cps = baud as f64 / 10.0;
+    let mut sent = vec![0u64; ports];
+    let mut written = vec![0u64; ports];
+    let mut dropped = vec![0u64; ports];
+    let start = Instant::now();
+    let tick = Duration::from_millis(20);
+    let mut next = start;
+    let marks = [seconds / 4.0, seconds * 0.9];
+    let mut marked = 0;
+    loop {
+        let now = Instant::now();
+        let t = now.duration_since(start).as_secs_f64().min(seconds);
+        let due = (t * cps) as u64;
+        for i in 0..ports {
+            let mut left = due - sent[i];
+            while left > 0 {
+                let at = (sent[i] % pattern.len() as u64) as usize;
+                let n = (left as usize).min(pattern.len());
+                match rustix::io::write(&lines[i].master, &doubled[at..at + n]) {
+                    Ok(k) => {
+                        written[i] += k as u64;
+                        if k < n {
+                            dropped[i] += (n - k) as u64;
+                        }
+                    }
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(_) => dropped[i] += n as u64,
+                }
+                sent[i] += n as u64;
+                left -= n as u64;
+            }
+        }
+        if marked < marks.len() && t >= marks[marked] {
+            mark();
+            marked += 1;
+        }
+        if t >= seconds {
+            break;
+        }
+        next += tick;
+        if let Some(d) = next.checked_duration_since(Instant::now()) {
+            std::thread::sleep(d);
+        }
+    }
+    Sent { sent, written, dropped }
+}
+
+/// Bytes lost: every capture must be exactly what its line carried (the pattern over and over,
+/// as long as what was written), and what was dropped at the sending end is lost too.
+pub(crate) fn lost(captures: &[PathBuf], pattern: &[u8], written: &[u64], dropped: &[u64]) -> u64 {
+    let mut lost: u64 = dropped.iter().sum();
+    for i in 0..captures.len() {
+        let cap = std::fs::read(&captures[i]).unwrap_or_default();
+        let intact = if dropped[i] == 0 {
+            cap.len() as u64 == written[i] && cap.chunks(pattern.len()).all(|c| c == &pattern[..c.len()])
+        } else {
+            cap.len() as u64 == written[i]
+        };
+        if !intact {
+            lost += written[i].saturating_sub(cap.len() as u64).max(1);
+        }
+    }
+    lost
 }
 
 fn trial(opts: &Options, mode: Mode, ports: usize, baud: u32, seconds: f64, dir: &Path) -> Result<Trial, String> {
@@ -219,55 +298,17 @@ fn trial(opts: &Options, mode: Mode, ports: usize, baud: u32, seconds: f64, dir:
     }
 
     let pattern = pattern();
-    let doubled = [&pattern[..], &pattern[..]].concat();
-    let cps = baud as f64 / 10.0;
-    let mut sent = vec![0u64; ports];
-    let mut written = vec![0u64; ports];
-    let mut dropped = vec![0u64; ports];
-    let start = Instant::now();
-    let tick = Duration::from_millis(20);
-    let mut next = start;
     // Throughput and CPU are sampled by the receiver at a quarter and at nine tenths of the
     // sending time: the steady state, without the start-up and the last bytes. Both samples
     // are taken while the lines still send, so the receiver's delay in answering (up to one of
     // its ticks) counts the same at both ends.
-    let marks = [seconds / 4.0, seconds * 0.9];
-    let mut marked = 0;
-    loop {
-        let now = Instant::now();
-        let t = now.duration_since(start).as_secs_f64().min(seconds);
-        let due = (t * cps) as u64;
-        for i in 0..ports {
-            let mut left = due - sent[i];
-            while left > 0 {
-                let at = (sent[i] % pattern.len() as u64) as usize;
-                let n = (left as usize).min(pattern.len());
-                match rustix::io::write(&lines[i].master, &doubled[at..at + n]) {
-                    Ok(k) => {
-                        written[i] += k as u64;
-                        if k < n {
-                            dropped[i] += (n - k) as u64;
-                        }
-                    }
-                    Err(rustix::io::Errno::INTR) => continue,
-                    Err(_) => dropped[i] += n as u64,
-                }
-                sent[i] += n as u64;
-                left -= n as u64;
-            }
+    let mut mark_err = Ok(());
+    let Sent { sent, written, dropped } = send(&lines, &pattern, baud, seconds, || {
+        if mark_err.is_ok() {
+            mark_err = writeln!(to, "total").map_err(|e| format!("the receiver is gone: {e}"));
         }
-        if marked < marks.len() && t >= marks[marked] {
-            writeln!(to, "total").map_err(|e| format!("the receiver is gone: {e}"))?;
-            marked += 1;
-        }
-        if t >= seconds {
-            break;
-        }
-        next += tick;
-        if let Some(d) = next.checked_duration_since(Instant::now()) {
-            std::thread::sleep(d);
-        }
-    }
+    });
+    mark_err?;
     // "total BYTES CLOCK CPU": bytes received, the monotonic clock and the receiver's CPU
     // seconds, all taken by the receiver when it answers.
     let sample = |answer: String| -> Result<[f64; 3], String> {
@@ -301,19 +342,7 @@ fn trial(opts: &Options, mode: Mode, ports: usize, baud: u32, seconds: f64, dir:
     let _ = child.wait();
     drop(lines);
 
-    // Every capture must be exactly what its line carried.
-    let mut lost: u64 = dropped.iter().sum();
-    for i in 0..ports {
-        let cap = std::fs::read(&captures[i]).unwrap_or_default();
-        let intact = if dropped[i] == 0 {
-            cap.len() as u64 == written[i] && cap.chunks(pattern.len()).all(|c| c == &pattern[..c.len()])
-        } else {
-            cap.len() as u64 == written[i]
-        };
-        if !intact {
-            lost += written[i].saturating_sub(cap.len() as u64).max(1);
-        }
-    }
+    let lost = lost(&captures, &pattern, &written, &dropped);
     let _ = std::fs::remove_dir_all(dir);
     let effective_baud = agg * 10.0 / ports as f64;
     Ok(Trial {

@@ -13,8 +13,13 @@
 //! - **Attaching** to a session showing a full 200x60 screen: from starting the client to the
 //!   screen's last row in the terminal.
 //!
-//! Not measured yet (the issue's other rows): GNU screen as a peer, and 1,000 serial lines as
-//! vtys.
+//! - **Serial lines as vtys**: 1,000 pty pairs (50 with --quick), each opened by one server as
+//!   a serial vty at 115,200 baud with a log, fed by the far ends as `bench ports` feeds them
+//!   (`ports_bench::send`); every log is checked byte for byte, and the server's CPU is read
+//!   over the steady state. No peer: tmux and screen have no serial vtys of their own.
+//!
+//! GNU screen is the second peer (`screen_peer`): the same flood, memory, attach and many-vtys
+//! experiments.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -25,6 +30,7 @@ use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::report::{header, machine, Context, Error, Section};
 use crate::run_bench::{drained_by, which, writer, Reader};
+use crate::screen_peer;
 use crate::workloads::{self, Rng};
 
 pub struct Options {
@@ -92,12 +98,13 @@ pub struct Report {
     /// How many vtys printed at once, and the server's CPU (% of one core) meanwhile.
     pub many: usize,
     pub busy: Vec<(String, Result<f64, String>)>,
+    pub serial: Result<SerialLines, String>,
 }
 
 /// CPU of the server (`pid`) while `n` vtys each print `rate` bytes a second for `seconds`:
 /// the pacers start together at a time set ahead, and the CPU is read at that time and when
 /// they are done.
-fn many_cpu(pid: u32, seconds: f64, start_ns: u128) -> Result<f64, String> {
+pub(crate) fn many_cpu(pid: u32, seconds: f64, start_ns: u128) -> Result<f64, String> {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
     if start_ns > now {
         std::thread::sleep(Duration::from_nanos((start_ns - now) as u64));
@@ -107,11 +114,11 @@ fn many_cpu(pid: u32, seconds: f64, start_ns: u128) -> Result<f64, String> {
     Ok((cpu_seconds(pid)? - cpu0) / seconds * 100.0)
 }
 
-fn start_time(ahead: Duration) -> u128 {
+pub(crate) fn start_time(ahead: Duration) -> u128 {
     (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default() + ahead).as_nanos()
 }
 
-fn pacer(lab: &Path, seconds: f64, start: u128, file: &Path) -> String {
+pub(crate) fn pacer(lab: &Path, seconds: f64, start: u128, file: &Path) -> String {
     format!("{} probe pace {RATE} {seconds} {start} {}", lab.display(), file.display())
 }
 
@@ -153,13 +160,26 @@ fn tmux_many(opts: &Options, dir: &Path, n: usize, seconds: f64, file: &Path) ->
 }
 
 /// The program of the attach experiment: 60 rows of 200 columns, the last one marked.
-fn screenful() -> String {
+pub(crate) fn screenful() -> String {
     "i=1; while [ $i -lt 60 ]; do printf 'row %03d %0191d\\n' $i 0; i=$((i+1)); done; printf 'last-row-marker'; exec sleep 100000".to_string()
 }
 
 /// Runs `argv` on a pty of `cols` x `rows` and returns the milliseconds until `needle` has
 /// arrived on the master.
-fn time_until(argv: &[String], cols: u16, rows: u16, needle: &[u8]) -> Result<f64, String> {
+pub(crate) fn time_until(argv: &[String], cols: u16, rows: u16, needle: &[u8]) -> Result<f64, String> {
+    time_until_then(argv, cols, rows, needle, || {})
+}
+
+/// As [`time_until`], and runs `then` once the needle has arrived, before the client is killed
+/// and its terminal closed (GNU screen's server sleeps a second when a client's terminal goes
+/// away under it, so its client is detached first, as a user's would be).
+pub(crate) fn time_until_then(
+    argv: &[String],
+    cols: u16,
+    rows: u16,
+    needle: &[u8],
+    then: impl FnOnce(),
+) -> Result<f64, String> {
     let argv: Vec<std::ffi::OsString> = argv.iter().map(std::ffi::OsString::from).collect();
     let t0 = Instant::now();
     let mut pty = blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols, rows })
@@ -185,12 +205,15 @@ fn time_until(argv: &[String], cols: u16, rows: u16, needle: &[u8]) -> Result<f6
             ));
         }
     };
+    if result.is_ok() {
+        then();
+    }
     let _ = pty.child.kill();
     let _ = pty.child.wait();
     result
 }
 
-fn median_of(mut v: Vec<f64>) -> (f64, Vec<f64>) {
+pub(crate) fn median_of(mut v: Vec<f64>) -> (f64, Vec<f64>) {
     let samples = v.clone();
     v.sort_by(f64::total_cmp);
     (v[v.len() / 2], samples)
@@ -231,10 +254,10 @@ fn tmux_attach(dir: &Path, runs: usize) -> Timing {
     result
 }
 
-const TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(300);
 
 /// CPU seconds (user and system) of process `pid`.
-fn cpu_seconds(pid: u32) -> Result<f64, String> {
+pub(crate) fn cpu_seconds(pid: u32) -> Result<f64, String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| format!("process {pid}: {e}"))?;
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let f: Vec<&str> = rest.split_whitespace().collect();
@@ -255,7 +278,7 @@ fn rss_mb(pid: u32) -> Result<f64, String> {
     Ok(kb / 1024.0)
 }
 
-fn wait_until(what: &str, mut ok: impl FnMut() -> bool) -> Result<(), String> {
+pub(crate) fn wait_until(what: &str, mut ok: impl FnMut() -> bool) -> Result<(), String> {
     let deadline = Instant::now() + TIMEOUT;
     while !ok() {
         if Instant::now() > deadline {
@@ -267,7 +290,7 @@ fn wait_until(what: &str, mut ok: impl FnMut() -> bool) -> Result<(), String> {
 }
 
 /// Waits until `pid`'s resident memory has not changed for half a second.
-fn settled_rss(pid: u32) -> Result<f64, String> {
+pub(crate) fn settled_rss(pid: u32) -> Result<f64, String> {
     let mut last = rss_mb(pid)?;
     let mut since = Instant::now();
     let deadline = Instant::now() + TIMEOUT;
@@ -285,7 +308,7 @@ fn settled_rss(pid: u32) -> Result<f64, String> {
     Ok(last)
 }
 
-fn read_seconds(path: &Path) -> Option<f64> {
+pub(crate) fn read_seconds(path: &Path) -> Option<f64> {
     std::fs::read_to_string(path).ok()?.trim().parse::<f64>().ok().map(|ns| ns / 1e9)
 }
 
@@ -354,9 +377,15 @@ impl Blitty {
 }
 
 impl Drop for Blitty {
+    /// Ends the server and waits (up to 10 s) until it is gone, so that the next experiment
+    /// does not share the cores with its end.
     fn drop(&mut self) {
         if let Ok(pid) = self.server_pid() {
             let _ = Command::new("kill").arg(pid.to_string()).status();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while std::path::Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
         }
     }
 }
@@ -469,7 +498,70 @@ fn engine_flood(file: &Path) -> Result<Flood, String> {
 }
 
 /// A program that fills 10,000 lines of scrollback with 80-column lines, then waits.
-fn filler() -> String {
+/// The serial-lines experiment: `lines` pty pairs opened by one server as serial vtys, each
+/// logged, sent `baud`/10 characters a second each for `seconds`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SerialLines {
+    pub lines: usize,
+    pub baud: u32,
+    pub seconds: f64,
+    /// Bytes the far ends wrote, and bytes missing or wrong in the logs (or dropped because a
+    /// line's buffer was full: the server did not read it in time).
+    pub sent: u64,
+    pub lost: u64,
+    /// The server's CPU over the steady state (a quarter to nine tenths of the time), % of one
+    /// core, and the characters a second its logs grew by meanwhile, all lines together.
+    pub cpu_percent: f64,
+    pub cps: f64,
+    /// From the end of sending until every log was complete.
+    pub drain_seconds: f64,
+}
+
+fn blitty_serial_lines(bin: &Path, dir: &Path, n: usize, baud: u32, seconds: f64) -> Result<SerialLines, String> {
+    use crate::ports_bench::{lost, open_line, pattern, send, Sent};
+    crate::ports_bench::raise_file_limit();
+    let b = Blitty::new(bin, dir.join("rt-serial"))?;
+    let lines = (0..n).map(|_| open_line()).collect::<Result<Vec<_>, _>>()?;
+    let logs: Vec<PathBuf> = (0..n).map(|i| dir.join(format!("line{i}.log"))).collect();
+    let baud_s = baud.to_string();
+    for (i, (l, log)) in lines.iter().zip(&logs).enumerate() {
+        let (dev, log) = (l.slave.display().to_string(), log.display().to_string());
+        b.run(&["new", "-d", "-s", &format!("l{i}"), "--log", &log, "--serial", &dev, "-b", &baud_s])?;
+    }
+    let pid = b.server_pid()?;
+    let logged = || logs.iter().map(|l| std::fs::metadata(l).map_or(0, |m| m.len())).sum::<u64>();
+    let pattern = pattern();
+    let mut samples = Vec::new();
+    let Sent { sent, written, dropped } = send(&lines, &pattern, baud, seconds, || {
+        samples.push((Instant::now(), cpu_seconds(pid).unwrap_or(0.0), logged()));
+    });
+    let ended = Instant::now();
+    let total: u64 = written.iter().sum();
+    let deadline = ended + Duration::from_secs(5);
+    while logged() < total && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let drain_seconds = ended.elapsed().as_secs_f64();
+    let lost = lost(&logs, &pattern, &written, &dropped);
+    drop(b);
+    for l in &logs {
+        let _ = std::fs::remove_file(l);
+    }
+    let [(t0, c0, b0), (t1, c1, b1)] = samples[..] else { return Err("no samples".into()) };
+    let window = (t1 - t0).as_secs_f64().max(1e-3);
+    Ok(SerialLines {
+        lines: n,
+        baud,
+        seconds,
+        sent: sent.iter().sum(),
+        lost,
+        cpu_percent: (c1 - c0) / window * 100.0,
+        cps: (b1 - b0) as f64 / window,
+        drain_seconds,
+    })
+}
+
+pub(crate) fn filler() -> String {
     "yes $(printf '%079d' 0) | head -n 12000; exec sleep 100000".to_string()
 }
 
@@ -543,12 +635,32 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
             memory: Err(missing),
         });
     }
+    if which("screen") {
+        progress("GNU screen: a flood in a background window");
+        let mut floods = Vec::new();
+        for (i, f) in files.iter().enumerate() {
+            floods.push(screen_peer::flood(&dir, f, i));
+        }
+        progress("GNU screen: memory per window");
+        let memory = screen_peer::memory(&dir, vtys);
+        rows.push(Row { target: "GNU screen, window in the background".into(), floods, memory });
+    } else {
+        let missing = "not installed (apt-get install screen)".to_string();
+        rows.push(Row {
+            target: "GNU screen".into(),
+            floods: vec![Err(missing.clone()), Err(missing.clone())],
+            memory: Err(missing),
+        });
+    }
     // Attaching first: the many vtys' programs take a while to go after their run.
     let runs = if opts.quick { 3 } else { 9 };
     progress("attaching to a 200x60 screen");
     let mut attach = vec![("blitty attach".to_string(), blitty_attach(&opts.blitty, &dir, runs))];
     if which("tmux") {
         attach.push(("tmux attach".to_string(), tmux_attach(&dir, runs)));
+    }
+    if which("screen") {
+        attach.push(("screen -r".to_string(), screen_peer::attach(&dir, runs)));
     }
     let (many, seconds) = if opts.quick { (10, 2.0) } else { (100, 5.0) };
     progress("many vtys printing at once");
@@ -562,13 +674,14 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     if which("tmux") {
         busy.push(("tmux".to_string(), tmux_many(opts, &dir, many, seconds, &mixed)));
     }
-    rows.push(Row {
-        target: "GNU screen".into(),
-        floods: vec![Err("not measured yet".into()), Err("not measured yet".into())],
-        memory: Err("not measured yet".into()),
-    });
+    if which("screen") {
+        busy.push(("GNU screen".to_string(), screen_peer::many(&opts.lab, &dir, many, seconds, &mixed)));
+    }
+    let (lines, secs) = if opts.quick { (50, 2.0) } else { (1000, 10.0) };
+    progress("serial lines as vtys, each logged");
+    let serial = blitty_serial_lines(&opts.blitty, &dir, lines, 115_200, secs);
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(Report { files: labels, rows, vtys, attach, many, busy })
+    Ok(Report { files: labels, rows, vtys, attach, many, busy, serial })
 }
 
 pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Section, Error> {
@@ -577,6 +690,7 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
     let json = serde_json::json!({
         "command": ctx.command, "machine": machine(), "files": report.files, "vtys": report.vtys,
         "many_vtys": report.many,
+        "serial_lines": match &report.serial { Ok(l) => serde_json::json!(l), Err(e) => serde_json::json!({"error": e}) },
         "busy_cpu_percent": report.busy.iter().map(|(t, c)| match c {
             Ok(c) => serde_json::json!({"target": t, "cpu_percent": c}),
             Err(e) => serde_json::json!({"target": t, "error": e}),
@@ -642,26 +756,30 @@ fn markdown(r: &Report, command: &str) -> String {
                     ef.cpu_per_gb,
                     100.0 * (bf.cpu_per_gb / ef.cpu_per_gb - 1.0)
                 );
-                if let Some(Ok(tf)) = find("tmux,").map(|t| &t.floods[i]) {
-                    let _ = write!(
-                        s,
-                        " tmux spends {:.2} ({:.1}x blitty's); the writer ran at {:.0} MB/s through blitty, {:.0} through tmux ({:.1}x).",
-                        tf.cpu_per_gb,
-                        tf.cpu_per_gb / bf.cpu_per_gb,
-                        bf.mbps,
-                        tf.mbps,
-                        bf.mbps / tf.mbps
-                    );
+                for (peer, name) in [("tmux,", "tmux"), ("GNU screen,", "GNU screen")] {
+                    if let Some(Ok(tf)) = find(peer).map(|t| &t.floods[i]) {
+                        let _ = write!(
+                            s,
+                            " {name} spends {:.2} ({:.1}x blitty's); the writer ran at {:.0} MB/s through blitty, {:.0} through {name} ({:.1}x).",
+                            tf.cpu_per_gb,
+                            tf.cpu_per_gb / bf.cpu_per_gb,
+                            bf.mbps,
+                            tf.mbps,
+                            bf.mbps / tf.mbps
+                        );
+                    }
                 }
                 let _ = writeln!(s, "  ");
             }
         }
-        if let (Ok(bm), Some(Ok(tm))) = (&b.memory, find("tmux,").map(|t| &t.memory)) {
-            let _ = writeln!(
-                s,
-                "Memory per vty: blitty {bm:.2} MB, tmux {tm:.2} MB ({:.0}% of tmux's).  ",
-                100.0 * bm / tm
-            );
+        for (peer, name) in [("tmux,", "tmux"), ("GNU screen,", "GNU screen")] {
+            if let (Ok(bm), Some(Ok(tm))) = (&b.memory, find(peer).map(|t| &t.memory)) {
+                let _ = writeln!(
+                    s,
+                    "Memory per vty: blitty {bm:.2} MB, {name} {tm:.2} MB ({:.0}% of {name}'s).  ",
+                    100.0 * bm / tm
+                );
+            }
         }
     }
     let _ = writeln!(
@@ -694,6 +812,30 @@ fn markdown(r: &Report, command: &str) -> String {
             Err(e) => {
                 let _ = writeln!(s, "| {target} | {e} |");
             }
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n| serial lines (pty pairs) as vtys of one server, each logged | baud | seconds | bytes sent | bytes lost | server CPU, % of one core | characters/s logged | last byte logged after |\n|---|---|---|---|---|---|---|---|"
+    );
+    match &r.serial {
+        Ok(l) => {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.0} | {} | {} | {:.0}% | {:.0} ({:.0}% of the lines' rate) | {:.2} s |",
+                l.lines,
+                l.baud,
+                l.seconds,
+                l.sent,
+                l.lost,
+                l.cpu_percent,
+                l.cps,
+                100.0 * l.cps / (l.lines as f64 * l.baud as f64 / 10.0),
+                l.drain_seconds
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(s, "| {e} | | | | | | | |");
         }
     }
     s
