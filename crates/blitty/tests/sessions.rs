@@ -376,6 +376,12 @@ fn a_serial_vty_survives_its_device_going_away_and_coming_back() {
     t.wait_for("[line] 0:");
     (&first).write_all(b"before the unplug\r\n").unwrap();
     t.wait_for("before the unplug");
+    // The server holds the line as `blitty serial` would (the same code): another console is
+    // refused, naming the holder.
+    let second = s.run(&["serial", &link.display().to_string(), "-b", "9600"]);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(err.contains("is in use by process") && err.contains("(blitty)"), "{err}");
     drop(first);
     let _ = std::fs::remove_file(&link);
     let screen = t.wait_for("went away");

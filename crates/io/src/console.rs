@@ -31,7 +31,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -43,6 +42,7 @@ use rustix::io::Errno;
 use crate::copymode::CopyMode;
 use crate::host::{self, RawMode};
 use crate::keys::{self, Action, Keys, Prefix};
+use crate::line::{Read, SerialLine};
 use crate::serial::{self, Line, Map, Settings};
 use crate::session::{clipboard_write, present, resize_host, restore_host, timespec, Output};
 use crate::signals::{Signals, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
@@ -106,8 +106,6 @@ impl From<Errno> for Error {
     }
 }
 
-/// How often a missing device is looked for.
-const RECONNECT: Duration = Duration::from_millis(200);
 /// How long a message stays on the bottom row.
 const MESSAGE: Duration = Duration::from_secs(4);
 /// Bytes read from the line before the loop looks at keys and the clock again.
@@ -274,13 +272,9 @@ fn read_file(name: &str) -> Result<Vec<u8>, String> {
 
 struct Console {
     opts: Options,
-    line: Option<OwnedFd>,
-    /// Gives the device its settings back when the console ends or the device goes away.
-    device_guard: Option<crate::restore::DeviceGuard>,
-    /// The UUCP lock file, held while the device is there: a device that goes away frees its
-    /// name (a pty's number, a USB adapter's ttyUSBn may go to another device meanwhile), and
-    /// the lock is taken again when it comes back.
-    lock_file: Option<crate::lock::LockFile>,
+    /// The device: its settings and locks are given back when the console ends or the device
+    /// goes away, and it is opened again when it comes back (see `line`).
+    line: SerialLine,
     log: Option<Log>,
     term: Terminal,
     hex_term: Terminal,
@@ -358,9 +352,7 @@ impl Console {
     }
 
     fn disconnected(&mut self, why: &str) -> Result<(), Error> {
-        self.line = None;
-        self.device_guard = None;
-        self.lock_file = None;
+        self.line.went_away();
         self.to_line.clear();
         if self.transfer.take().is_some() {
             self.say("transfer aborted: the device went away");
@@ -375,20 +367,9 @@ impl Console {
     }
 
     fn try_reconnect(&mut self) -> Result<(), Error> {
-        let lock = if self.opts.lock {
-            let dirs: Vec<&Path> = crate::lock::LOCK_DIRS.iter().map(Path::new).collect();
-            // Held by another program now: not back yet, for us.
-            let Ok(lock) = crate::lock::lock_file(&self.opts.device, &dirs) else { return Ok(()) };
-            lock
-        } else {
-            None
-        };
-        let opened = serial::open_configured(&self.opts.device, &self.opts.settings, self.opts.lock);
-        // Not there: the lock goes with this attempt.
-        let Ok((fd, guard)) = opened else { return Ok(()) };
-        self.lock_file = lock;
-        self.line = Some(fd);
-        self.device_guard = Some(guard);
+        if !self.line.try_reopen(Instant::now()) {
+            return Ok(());
+        }
         self.reconnects += 1;
         let text = format!("{} is back", self.opts.device.display());
         if let Some(log) = self.log.as_mut() {
@@ -474,7 +455,7 @@ impl Console {
 
     fn info(&self) -> String {
         let mut text = format!("RX {} bytes, TX {} bytes, reconnected {} times", self.rx, self.tx, self.reconnects);
-        match self.line.as_ref().and_then(serial::counters) {
+        match self.line.fd().and_then(serial::counters) {
             Some(c) => text.push_str(&format!(
                 "; driver: rx {} tx {} frame {} overrun {} parity {} break {} buffer overrun {}",
                 c.rx, c.tx, c.frame, c.overrun, c.parity, c.brk, c.buf_overrun
@@ -525,7 +506,7 @@ impl Console {
                 self.say(text);
             }
             b'b' => {
-                let result = match self.line.as_ref() {
+                let result = match self.line.fd() {
                     Some(fd) => serial::send_break(fd).map_err(|e| e.to_string()),
                     None => Err("no device".into()),
                 };
@@ -537,7 +518,7 @@ impl Console {
             b'd' | b'r' => {
                 let (which, name) = if key == b'd' { (Line::Dtr, "DTR") } else { (Line::Rts, "RTS") };
                 let on = if key == b'd' { !self.dtr } else { !self.rts };
-                let result = match self.line.as_ref() {
+                let result = match self.line.fd() {
                     Some(fd) => serial::set_line(fd, which, on).map_err(|e| e.to_string()),
                     None => Err("no device".into()),
                 };
@@ -641,15 +622,7 @@ impl Console {
 
 /// Runs the console until Ctrl-] q (status 0) or a signal that ends blitty (128 + it).
 pub fn run(opts: Options) -> Result<i32, Error> {
-    // The lock file first (it names the holder to tools that read only it), then the device,
-    // locked before it is set up.
-    let lock_file = if opts.lock {
-        let dirs: Vec<&Path> = crate::lock::LOCK_DIRS.iter().map(Path::new).collect();
-        crate::lock::lock_file(&opts.device, &dirs).map_err(serial::Error::from)?
-    } else {
-        None
-    };
-    let (fd, device_guard) = serial::open_configured(&opts.device, &opts.settings, opts.lock)?;
+    let line = SerialLine::open(&opts.device, opts.settings, opts.lock)?;
     if !host::is_terminal() {
         return Err(Error::NotATerminal);
     }
@@ -674,9 +647,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         hex_term: Terminal::with_scrollback(cols, rows, opts.scrollback),
         hex: opts.hex.then(HexDump::default),
         echo: opts.echo,
-        line: Some(fd),
-        device_guard: Some(device_guard),
-        lock_file,
+        line,
         log,
         to_line: Vec::new(),
         transfer: None,
@@ -712,7 +683,6 @@ pub fn run(opts: Options) -> Result<i32, Error> {
 
     let interval = Duration::from_secs_f64(1.0 / c.opts.hz.clamp(1, 1000) as f64);
     let mut last_frame = Instant::now() - interval;
-    let mut next_reconnect = Instant::now();
     let mut keys = Keys::new(c.opts.prefix);
     let mut copy = CopyMode::default();
     // A copy from the scrollback mode for the host's clipboard, sent with the next frame.
@@ -730,8 +700,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if c.dirty && writer.idle() {
             earliest(last_frame + interval);
         }
-        if c.line.is_none() {
-            earliest(next_reconnect);
+        if let Some(t) = c.line.retry_at() {
+            earliest(t);
         }
         if let Some((_, Some(until))) = &c.message {
             earliest(*until);
@@ -746,12 +716,12 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                 PollFd::new(&signals.wake, PollFlags::IN),
                 PollFd::new(&writer.fd, out_events),
             ];
-            if let Some(line) = &c.line {
+            if let Some(line) = c.line.fd() {
                 let mut ev = PollFlags::IN;
                 if !c.to_line.is_empty() {
                     ev |= PollFlags::OUT;
                 }
-                fds.push(PollFd::new(line, ev));
+                fds.push(PollFd::from_borrowed_fd(line, ev));
             }
             match poll(&mut fds, ts.as_ref()) {
                 Ok(_) | Err(Errno::INTR) => {}
@@ -795,7 +765,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                     if c.transfer.is_some() {
                                         let p = c.p();
                                         c.say(format!("keys are not sent during a transfer ({p} a aborts it)"));
-                                    } else if c.line.is_some() {
+                                    } else if c.line.is_open() {
                                         let start = c.to_line.len();
                                         c.opts.map.output(&bytes, &mut c.to_line);
                                         if c.echo {
@@ -846,55 +816,32 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             let mut taken = 0;
             let mut gone: Option<String> = None;
             while taken < READ_BUDGET {
-                let Some(line) = c.line.as_ref() else { break };
-                match rustix::io::read(line, &mut buf) {
-                    Ok(0) => {
-                        // With VMIN 0 a read may return nothing; a hang-up is what ends the line.
-                        if line_hup {
-                            gone = Some("hung up".into());
-                        }
-                        break;
-                    }
-                    Ok(n) => {
+                // An empty read after data is not a hang-up yet: the next turn tells.
+                match c.line.read(&mut buf, line_hup && taken == 0) {
+                    Read::Data(n) => {
                         taken += n;
                         c.received(&buf[..n], Instant::now())?;
                     }
-                    Err(Errno::INTR) => {}
-                    Err(Errno::AGAIN) => {
-                        if line_hup && taken == 0 {
-                            gone = Some("hung up".into());
-                        }
-                        break;
-                    }
-                    Err(e) => {
-                        gone = Some(format!("went away ({})", io::Error::from(e)));
+                    Read::Empty => break,
+                    Read::Gone(why) => {
+                        gone = Some(why);
                         break;
                     }
                 }
             }
             if let Some(why) = gone {
                 c.disconnected(&why)?;
-                next_reconnect = Instant::now() + RECONNECT;
             }
         }
-        if let Some(line) = c.line.as_ref() {
+        if c.line.is_open() {
             if !c.to_line.is_empty() && (line_out || key_ready || transfer_due.is_some()) {
-                match rustix::io::write(line, &c.to_line) {
-                    Ok(n) => {
-                        c.tx += n as u64;
-                        c.to_line.drain(..n);
-                    }
-                    Err(Errno::AGAIN) | Err(Errno::INTR) => {}
-                    Err(e) => {
-                        let why = format!("went away ({})", io::Error::from(e));
-                        c.disconnected(&why)?;
-                        next_reconnect = Instant::now() + RECONNECT;
-                    }
+                match c.line.write(&mut c.to_line) {
+                    Ok(n) => c.tx += n as u64,
+                    Err(why) => c.disconnected(&why)?,
                 }
             }
-        } else if Instant::now() >= next_reconnect {
+        } else {
             c.try_reconnect()?;
-            next_reconnect = Instant::now() + RECONNECT;
         }
 
         for sig in signals.take() {
@@ -964,7 +911,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     }
 
     restore_host(&mut writer, &mut presenter, &c.term, raw);
-    drop(c.lock_file.take());
+    drop(c.line);
     Ok(exit.unwrap_or(0))
 }
 

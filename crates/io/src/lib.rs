@@ -13,6 +13,7 @@ pub mod console;
 pub mod copymode;
 pub mod host;
 pub mod keys;
+pub mod line;
 pub mod lock;
 pub mod ports;
 pub mod proto;

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -36,6 +36,7 @@ use rustix::io::Errno;
 
 use crate::copymode::CopyMode;
 use crate::keys::{self, Action, Keys, Prefix};
+use crate::line::SerialLine;
 use crate::proto::{self, Frames, Msg, Request, VtySpec};
 use crate::pty::{self, Pty, Size};
 use crate::serial::{Flow, Parity, Settings};
@@ -76,8 +77,6 @@ pub struct Options {
 const VTY_BUDGET: usize = 256 * 1024;
 /// Bytes one read of a vty takes at most.
 const READ_SIZE: usize = 64 * 1024;
-/// A serial line that went away is looked for this often.
-const REOPEN: Duration = Duration::from_millis(500);
 /// Messages (an unknown key) stay this long on the status row.
 const MESSAGE: Duration = Duration::from_secs(3);
 /// Ended vtys remembered per session for `blitty ls`.
@@ -129,13 +128,8 @@ enum Source {
     /// `hung_up`: the pty has no writer left (the program closed it, or ended and is not reaped
     /// yet): it is not polled any more, or every poll would return at once.
     Pty { pty: Pty, hung_up: bool },
-    Serial {
-        path: PathBuf,
-        settings: Settings,
-        lock: bool,
-        line: Option<(OwnedFd, crate::restore::DeviceGuard)>,
-        retry: Instant,
-    },
+    /// Opened, locked and looked for again when it goes away as `blitty serial` does it.
+    Serial(SerialLine),
 }
 
 impl Source {
@@ -143,7 +137,7 @@ impl Source {
         match self {
             Source::Pty { pty, hung_up: false, .. } => Some(pty.master.as_fd()),
             Source::Pty { .. } => None,
-            Source::Serial { line, .. } => line.as_ref().map(|(fd, _)| fd.as_fd()),
+            Source::Serial(line) => line.fd(),
         }
     }
 }
@@ -182,7 +176,7 @@ impl Vty {
                     // A serial line's short read took all it had (its sweep comes back later):
                     // no second read() to be told so. A program's pty is read until it is
                     // empty, which costs less than a turn of polling in a flood.
-                    let drained = n < buf.len() && matches!(self.source, Source::Serial { .. });
+                    let drained = n < buf.len() && matches!(self.source, Source::Serial(_));
                     if let Some(f) = self.log.as_mut() {
                         if let Err(e) = f.write_all(&buf[..n]) {
                             let note = format!("\r\n[blitty: the log cannot be written: {e}; logging stopped]\r\n");
@@ -371,8 +365,8 @@ impl Server {
             for s in &self.sessions {
                 for v in &s.vtys {
                     match &v.source {
-                        Source::Serial { line: None, retry, .. } => at(*retry),
-                        Source::Serial { .. } if swept(v, &shown) => at(self.next_sweep),
+                        Source::Serial(line) if !line.is_open() => line.retry_at().into_iter().for_each(&mut at),
+                        Source::Serial(_) if swept(v, &shown) => at(self.next_sweep),
                         _ => {}
                     }
                 }
@@ -445,7 +439,7 @@ impl Server {
         let mut fds = Vec::new();
         for (si, s) in self.sessions.iter().enumerate() {
             for (vi, v) in s.vtys.iter().enumerate() {
-                if let (Source::Serial { settings, .. }, Some(fd)) = (&v.source, v.source.fd()) {
+                if let (Source::Serial(SerialLine { settings, .. }), Some(fd)) = (&v.source, v.source.fd()) {
                     if swept(v, &shown) {
                         let cps = crate::console::chars_per_second(settings);
                         tick = tick.min(Duration::from_secs_f64(1024.0 / cps.max(1.0)).max(SWEEP_MIN));
@@ -847,9 +841,9 @@ impl Server {
                     vmin: 1,
                     vtime: 0,
                 };
-                let line = crate::serial::open_configured(&path, &settings, lock).map_err(|e| e.to_string())?;
+                let line = SerialLine::open(&path, settings, lock).map_err(|e| e.to_string())?;
                 let name = path.file_name().map_or("serial".into(), |f| f.to_string_lossy().into_owned());
-                (Source::Serial { path, settings, lock, line: Some(line), retry: Instant::now() }, name)
+                (Source::Serial(line), name)
             }
         };
         Ok(Vty {
@@ -948,11 +942,11 @@ impl Server {
             for (k, v) in sess.vtys.iter().enumerate() {
                 let what = match &v.source {
                     Source::Pty { pty, .. } => format!("pid {}", pty.child.id()),
-                    Source::Serial { path, settings, line, .. } => format!(
+                    Source::Serial(line) => format!(
                         "{} {} baud{}",
-                        path.display(),
-                        settings.baud,
-                        if line.is_none() { ", gone (looking for it)" } else { "" }
+                        line.path.display(),
+                        line.settings.baud,
+                        if line.is_open() { "" } else { ", gone (looking for it)" }
                     ),
                 };
                 let mark = if k == sess.current { " (current)" } else { "" };
@@ -1033,13 +1027,12 @@ impl Server {
                 // The program ended (its status comes with SIGCHLD; see reap) or closed its
                 // terminal and goes on (then it stays listed until it ends).
                 Source::Pty { hung_up, .. } => *hung_up = true,
-                Source::Serial { path, line, retry, .. } => {
-                    *line = None;
-                    *retry = Instant::now() + REOPEN;
+                Source::Serial(line) => {
+                    line.went_away();
                     v.term.feed(
                         format!(
                             "\r\n[blitty: {} went away; it is opened again when it comes back]\r\n",
-                            path.display()
+                            line.path.display()
                         )
                         .as_bytes(),
                     );
@@ -1064,16 +1057,10 @@ impl Server {
         let now = Instant::now();
         for s in &mut self.sessions {
             for v in &mut s.vtys {
-                if let Source::Serial { path, settings, lock, line, retry } = &mut v.source {
-                    if line.is_none() && now >= *retry {
-                        match crate::serial::open_configured(path, settings, *lock) {
-                            Ok(l) => {
-                                *line = Some(l);
-                                v.term.feed(format!("[blitty: {} is back]\r\n", path.display()).as_bytes());
-                                v.generation += 1;
-                            }
-                            Err(_) => *retry = now + REOPEN,
-                        }
+                if let Source::Serial(line) = &mut v.source {
+                    if line.try_reopen(now) {
+                        v.term.feed(format!("[blitty: {} is back]\r\n", line.path.display()).as_bytes());
+                        v.generation += 1;
                     }
                 }
             }
@@ -1475,7 +1462,7 @@ fn kill_vty(v: &mut Vty) {
                 let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::HUP);
             }
         }
-        Source::Serial { .. } => v.ended = Some(("was closed (prefix &)".into(), 0)),
+        Source::Serial(_) => v.ended = Some(("was closed (prefix &)".into(), 0)),
     }
 }
 
@@ -1494,7 +1481,7 @@ const SWEEP_MAX: Duration = Duration::from_millis(100);
 
 /// A serial line no client shows, with nothing to write: read by `sweep`, not polled.
 fn swept(v: &Vty, shown: &[u64]) -> bool {
-    matches!(v.source, Source::Serial { line: Some(_), .. }) && v.to_write.is_empty() && !shown.contains(&v.id)
+    matches!(&v.source, Source::Serial(line) if line.is_open()) && v.to_write.is_empty() && !shown.contains(&v.id)
 }
 
 /// The size vtys get on a terminal of `cols` x `rows`: less the status row.
