@@ -6,13 +6,15 @@
 //! server's, so a client that dies, however it dies, loses nothing but itself.
 
 use std::io::{self, Read, Write};
+use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rustix::event::{poll, PollFd, PollFlags};
+use rustix::event::PollFlags;
 use rustix::io::Errno;
 
+use crate::event::PollSet;
 use crate::host::{self, RawMode};
 use crate::proto::{self, Frames, Msg, Request};
 use crate::signals::{Signals, SIGHUP, SIGINT, SIGTERM, SIGWINCH};
@@ -252,6 +254,14 @@ pub fn request_on(mut stream: UnixStream, req: Request, mut display: Display) ->
 }
 
 /// The attached loop: keys and sizes up, frames down, until the server says it is over.
+/// The parts of the client's loop, as its poll set names them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Keys,
+    Server,
+    Signals,
+}
+
 fn attached(mut stream: UnixStream, mut frames: Frames, display: &mut Display) -> Result<Outcome, String> {
     // The first answer decides: an error is said before the terminal changes.
     let first = next(&mut stream, &mut frames)?;
@@ -300,16 +310,13 @@ fn attached(mut stream: UnixStream, mut frames: Frames, display: &mut Display) -
             }
         }
         let stdin = rustix::stdio::stdin();
-        let mut fds = [
-            PollFd::new(&stdin, PollFlags::IN),
-            PollFd::new(&stream, PollFlags::IN),
-            PollFd::new(&signals.wake, PollFlags::IN),
-        ];
-        match poll(&mut fds, None) {
-            Ok(_) | Err(Errno::INTR) => {}
-            Err(e) => return Err(e.to_string()),
-        }
-        let (keys, server, sig) = (fds[0].revents(), fds[1].revents(), fds[2].revents());
+        let mut set = PollSet::new();
+        set.add(stdin, PollFlags::IN, Part::Keys);
+        set.add(stream.as_fd(), PollFlags::IN, Part::Server);
+        set.add(signals.wake.as_fd(), PollFlags::IN, Part::Signals);
+        set.wait(None).map_err(|e| e.to_string())?;
+        let (keys, server, sig) = (set.events(Part::Keys), set.events(Part::Server), set.events(Part::Signals));
+        drop(set);
         if !server.is_empty() {
             match stream.read(&mut buf) {
                 Ok(0) => break Outcome::Ended { reason: "the blitty server went away".into(), status: 1 },

@@ -31,20 +31,22 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use blitty_present::AnsiPresenter;
 use blitty_vt::Terminal;
-use rustix::event::{poll, PollFd, PollFlags};
+use rustix::event::PollFlags;
 use rustix::io::Errno;
 
 use crate::copymode::CopyMode;
+use crate::event::{PollSet, Wake};
 use crate::host::{self, RawMode};
 use crate::keys::{self, Action, Keys, Prefix};
 use crate::line::{Read, SerialLine};
 use crate::serial::{self, Line, Map, Settings};
-use crate::session::{clipboard_write, present, resize_host, restore_host, timespec, Output};
+use crate::session::{clipboard_write, present, resize_host, restore_host, Output, Pacer};
 use crate::signals::{Signals, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
 use crate::xmodem;
 
@@ -112,6 +114,15 @@ const MESSAGE: Duration = Duration::from_secs(4);
 const READ_BUDGET: usize = 1 << 20;
 /// Largest file a transfer takes (it is read into memory first).
 const MAX_FILE: u64 = 256 << 20;
+
+/// The parts of the console's loop, as its poll set names them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Keys,
+    Signals,
+    Host,
+    Line,
+}
 
 /// The capture log: raw bytes, or lines with time stamps.
 struct Log {
@@ -681,8 +692,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         s.stop_bits
     ));
 
-    let interval = Duration::from_secs_f64(1.0 / c.opts.hz.clamp(1, 1000) as f64);
-    let mut last_frame = Instant::now() - interval;
+    let mut pacer = Pacer::new(c.opts.hz);
     let mut keys = Keys::new(c.opts.prefix);
     let mut copy = CopyMode::default();
     // A copy from the scrollback mode for the host's clipboard, sent with the next frame.
@@ -695,47 +705,43 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     while exit.is_none() {
         let now = Instant::now();
         let transfer_due = c.advance_transfer(now);
-        let mut wake: Option<Instant> = transfer_due;
-        let mut earliest = |t: Instant| wake = Some(wake.map_or(t, |w| w.min(t)));
+        let mut wake = Wake::default();
+        if let Some(t) = transfer_due {
+            wake.at(t);
+        }
         if c.dirty && writer.idle() {
-            earliest(last_frame + interval);
+            wake.at(pacer.due_at(now));
         }
         if let Some(t) = c.line.retry_at() {
-            earliest(t);
+            wake.at(t);
         }
         if let Some((_, Some(until))) = &c.message {
-            earliest(*until);
+            wake.at(*until);
         }
-        let timeout = wake.map(|w| w.saturating_duration_since(now));
-        let ts = timeout.map(timespec);
         let stdin = rustix::stdio::stdin();
-        let out_events = if writer.idle() { PollFlags::empty() } else { PollFlags::OUT };
-        let (key_ready, host_ready, line_in, line_out, line_hup) = {
-            let mut fds = vec![
-                PollFd::new(&stdin, PollFlags::IN),
-                PollFd::new(&signals.wake, PollFlags::IN),
-                PollFd::new(&writer.fd, out_events),
-            ];
-            if let Some(line) = c.line.fd() {
-                let mut ev = PollFlags::IN;
-                if !c.to_line.is_empty() {
-                    ev |= PollFlags::OUT;
-                }
-                fds.push(PollFd::from_borrowed_fd(line, ev));
+        let mut set = PollSet::new();
+        set.add(stdin, PollFlags::IN, Part::Keys);
+        set.add(signals.wake.as_fd(), PollFlags::IN, Part::Signals);
+        if !writer.idle() {
+            set.add(writer.fd.as_fd(), PollFlags::OUT, Part::Host);
+        }
+        if let Some(line) = c.line.fd() {
+            let mut ev = PollFlags::IN;
+            if !c.to_line.is_empty() {
+                ev |= PollFlags::OUT;
             }
-            match poll(&mut fds, ts.as_ref()) {
-                Ok(_) | Err(Errno::INTR) => {}
-                Err(e) => return Err(e.into()),
-            }
-            let line_ev = fds.get(3).map_or(PollFlags::empty(), |f| f.revents());
-            (
-                fds[0].revents().intersects(PollFlags::IN | PollFlags::HUP),
-                fds[2].revents().intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
-                line_ev.intersects(PollFlags::IN),
-                line_ev.contains(PollFlags::OUT),
-                line_ev.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL),
-            )
-        };
+            set.add(line, ev, Part::Line);
+        }
+        set.wait(wake.timeout(now))?;
+        let line_ev = set.events(Part::Line);
+        let (key_ready, host_ready, line_in, line_out, line_hup) = (
+            set.events(Part::Keys).intersects(PollFlags::IN | PollFlags::HUP),
+            set.events(Part::Host).intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
+            line_ev.intersects(PollFlags::IN),
+            line_ev.contains(PollFlags::OUT),
+            line_ev.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL),
+        );
+        drop(set);
         if host_ready {
             writer.flush();
         }
@@ -766,6 +772,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                         let p = c.p();
                                         c.say(format!("keys are not sent during a transfer ({p} a aborts it)"));
                                     } else if c.line.is_open() {
+                                        pacer.key(Instant::now());
                                         let start = c.to_line.len();
                                         c.opts.map.output(&bytes, &mut c.to_line);
                                         if c.echo {
@@ -820,7 +827,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                 match c.line.read(&mut buf, line_hup && taken == 0) {
                     Read::Data(n) => {
                         taken += n;
-                        c.received(&buf[..n], Instant::now())?;
+                        let now = Instant::now();
+                        c.received(&buf[..n], now)?;
+                        pacer.output(now);
                     }
                     Read::Empty => break,
                     Read::Gone(why) => {
@@ -875,7 +884,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             presenter.invalidate();
             c.dirty = true;
         }
-        if c.dirty && writer.idle() && now >= last_frame + interval && exit.is_none() {
+        if c.dirty && writer.idle() && exit.is_none() && pacer.due(now) {
             let status = c.status();
             let mut frame = writer.buffer();
             frame.append(&mut clipboard_out);
@@ -905,7 +914,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             writer.send(frame);
             // A transfer's progress keeps changing.
             c.dirty = c.transfer.is_some();
-            last_frame = now;
+            pacer.sent(now);
             had_status = status.is_some();
         }
     }

@@ -11,6 +11,7 @@
 pub mod client;
 pub mod console;
 pub mod copymode;
+pub mod event;
 pub mod host;
 pub mod keys;
 pub mod line;

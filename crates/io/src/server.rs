@@ -31,15 +31,17 @@ use std::time::{Duration, Instant};
 
 use blitty_present::{AnsiPresenter, View};
 use blitty_vt::Terminal;
-use rustix::event::{poll, PollFd, PollFlags, Timespec};
+use rustix::event::PollFlags;
 use rustix::io::Errno;
 
 use crate::copymode::CopyMode;
+use crate::event::{PollSet, Wake};
 use crate::keys::{self, Action, Keys, Prefix};
 use crate::line::SerialLine;
 use crate::proto::{self, Frames, Msg, Request, VtySpec};
 use crate::pty::{self, Pty, Size};
 use crate::serial::{Flow, Parity, Settings};
+use crate::session::Pacer;
 use crate::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGTERM};
 use std::os::unix::fs::DirBuilderExt;
 
@@ -237,7 +239,8 @@ struct Client {
     /// (vty id, generation) of the last frame, and whether something of blitty's own changed.
     drawn: (u64, u64),
     dirty: bool,
-    next_frame: Instant,
+    /// When its frames go (at most `hz` a second; the answer to a key at once).
+    pacer: Pacer,
     /// Close once the output is written.
     closing: bool,
     /// A clipboard write (the scrollback mode's copy) for the next frame.
@@ -298,6 +301,16 @@ pub struct Server {
     next_sweep: Instant,
 }
 
+/// The parts of the server's loop, as its poll set names them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Listener,
+    Signals,
+    Client(usize),
+    /// Session and vty index.
+    Vty(usize, usize),
+}
+
 /// Why a request failed, for the client.
 type Refusal = String;
 
@@ -350,33 +363,32 @@ impl Server {
         let started = Instant::now();
         loop {
             let now = Instant::now();
-            // What wakes us: the next frame due, a serial line to look for, a message to clear.
-            let mut wake: Option<Instant> = None;
-            let mut at = |t: Instant| wake = Some(wake.map_or(t, |w: Instant| w.min(t)));
+            // What wakes us: the next frame due, a serial line to look for or to sweep, a
+            // message to clear.
+            let mut wake = Wake::default();
             for c in &self.clients {
                 if c.session.is_some() && c.idle() && self.client_dirty(c) {
-                    at(c.next_frame);
+                    wake.at(c.pacer.due_at(now));
                 }
                 if let Some((_, until)) = &c.message {
-                    at(*until);
+                    wake.at(*until);
                 }
             }
             let shown = self.shown_ids();
             for s in &self.sessions {
                 for v in &s.vtys {
                     match &v.source {
-                        Source::Serial(line) if !line.is_open() => line.retry_at().into_iter().for_each(&mut at),
-                        Source::Serial(_) if swept(v, &shown) => at(self.next_sweep),
+                        Source::Serial(line) if !line.is_open() => line.retry_at().into_iter().for_each(|t| wake.at(t)),
+                        Source::Serial(_) if swept(v, &shown) => wake.at(self.next_sweep),
                         _ => {}
                     }
                 }
             }
             if !self.had_session {
                 // A server whose first session never came ends after a while.
-                at(started + Duration::from_secs(5));
+                wake.at(started + Duration::from_secs(5));
             }
-            let timeout = wake.map(|w| w.saturating_duration_since(now));
-            self.turn(timeout)?;
+            self.turn(wake.timeout(now))?;
             if self.sessions.is_empty()
                 && (self.had_session || (self.clients.is_empty() && started.elapsed() > Duration::from_secs(5)))
             {
@@ -435,56 +447,40 @@ impl Server {
         }
         let shown = self.shown_ids();
         let mut tick = SWEEP_MAX;
-        let mut owners = Vec::new();
-        let mut fds = Vec::new();
+        let mut set = PollSet::new();
         for (si, s) in self.sessions.iter().enumerate() {
             for (vi, v) in s.vtys.iter().enumerate() {
                 if let (Source::Serial(SerialLine { settings, .. }), Some(fd)) = (&v.source, v.source.fd()) {
                     if swept(v, &shown) {
                         let cps = crate::console::chars_per_second(settings);
                         tick = tick.min(Duration::from_secs_f64(1024.0 / cps.max(1.0)).max(SWEEP_MIN));
-                        fds.push(PollFd::from_borrowed_fd(fd, PollFlags::IN));
-                        owners.push((si, vi));
+                        set.add(fd, PollFlags::IN, (si, vi));
                     }
                 }
             }
         }
         self.next_sweep = now + tick;
-        if fds.is_empty() {
+        if set.is_empty() || set.wait(Some(Duration::ZERO)).is_err() {
             return;
         }
-        let zero = Timespec { tv_sec: 0, tv_nsec: 0 };
-        if !matches!(poll(&mut fds, Some(&zero)), Ok(1..)) {
-            return;
-        }
-        let ready: Vec<(usize, usize, PollFlags)> = owners
-            .iter()
-            .zip(&fds)
-            .filter(|(_, f)| !f.revents().is_empty())
-            .map(|(&(si, vi), f)| (si, vi, f.revents()))
-            .collect();
-        drop(fds);
-        for (si, vi, rev) in ready {
+        let ready = set.ready();
+        drop(set);
+        for ((si, vi), rev) in ready {
             self.vty_io(si, vi, rev);
         }
     }
 
     fn turn(&mut self, timeout: Option<Duration>) -> io::Result<()> {
         let shown = self.shown_ids();
-        // The poll set: listener, signals, clients, vtys (in that order).
-        let mut owners: Vec<(u8, usize, usize)> = Vec::new();
-        let mut fds: Vec<PollFd> = Vec::new();
-        fds.push(PollFd::new(&self.listener, PollFlags::IN));
-        owners.push((0, 0, 0));
-        fds.push(PollFd::new(&self.signals.wake, PollFlags::IN));
-        owners.push((1, 0, 0));
+        let mut set = PollSet::new();
+        set.add(self.listener.as_fd(), PollFlags::IN, Part::Listener);
+        set.add(self.signals.wake.as_fd(), PollFlags::IN, Part::Signals);
         for (i, c) in self.clients.iter().enumerate() {
             let mut ev = PollFlags::IN;
             if !c.idle() {
                 ev |= PollFlags::OUT;
             }
-            fds.push(PollFd::new(&c.stream, ev));
-            owners.push((2, i, 0));
+            set.add(c.stream.as_fd(), ev, Part::Client(i));
         }
         for (si, s) in self.sessions.iter().enumerate() {
             for (vi, v) in s.vtys.iter().enumerate() {
@@ -496,32 +492,23 @@ impl Server {
                     if !v.to_write.is_empty() {
                         ev |= PollFlags::OUT;
                     }
-                    fds.push(PollFd::from_borrowed_fd(fd, ev));
-                    owners.push((3, si, vi));
+                    set.add(fd, ev, Part::Vty(si, vi));
                 }
             }
         }
-        let ts = timeout.map(|t| Timespec { tv_sec: t.as_secs() as i64, tv_nsec: t.subsec_nanos() as i64 });
-        match poll(&mut fds, ts.as_ref()) {
-            Ok(_) | Err(Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
-        }
-        let ready: Vec<(u8, usize, usize, PollFlags)> =
-            owners.iter().zip(fds.iter()).map(|(&(k, a, b), f)| (k, a, b, f.revents())).collect();
-        drop(fds);
+        set.wait(timeout)?;
+        let ready = set.ready();
+        drop(set);
 
         let mut accept = false;
         let mut client_ready = Vec::new();
         let mut vty_ready = Vec::new();
-        for (k, a, b, rev) in ready {
-            if rev.is_empty() {
-                continue;
-            }
-            match k {
-                0 => accept = true,
-                1 => {}
-                2 => client_ready.push(a),
-                _ => vty_ready.push((a, b, rev)),
+        for (part, rev) in ready {
+            match part {
+                Part::Listener => accept = true,
+                Part::Signals => {}
+                Part::Client(i) => client_ready.push(i),
+                Part::Vty(si, vi) => vty_ready.push((si, vi, rev)),
             }
         }
         // Programs first: their output is what the frames show.
@@ -591,7 +578,7 @@ impl Server {
                 message: None,
                 drawn: (0, 0),
                 dirty: true,
-                next_frame: Instant::now(),
+                pacer: Pacer::new(self.opts.hz),
                 closing: false,
                 clipboard: Vec::new(),
                 bell: false,
@@ -873,7 +860,7 @@ impl Server {
         c.presenter.enter(&mut c.preamble);
         c.dirty = true;
         c.drawn = (0, 0);
-        c.next_frame = Instant::now();
+        c.pacer = Pacer::new(self.opts.hz);
         if let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) {
             s.last_used = Instant::now();
         }
@@ -987,6 +974,7 @@ impl Server {
         let (taken, gone) = v.read_output(&mut buf, VTY_BUDGET);
         // The status row changes when a vty not shown gets its first unseen output or bell.
         let was_marked = (v.activity, v.bell);
+        let output = (taken > 0).then_some(v.id);
         if taken > 0 {
             v.generation += 1;
             v.activity = true;
@@ -1012,6 +1000,10 @@ impl Server {
             for c in self.clients.iter_mut().filter(|c| c.session == Some(session)) {
                 c.dirty = true;
             }
+        }
+        if let Some(id) = output {
+            let now = Instant::now();
+            for_clients_showing(&self.sessions, &mut self.clients, id, |c| c.pacer.output(now));
         }
         if let Some((id, bytes)) = clipboard {
             self.for_viewers(id, |c| c.clipboard = bytes.clone());
@@ -1044,13 +1036,10 @@ impl Server {
 
     /// Runs `f` on every client showing vty `id`, and makes it draw a frame.
     fn for_viewers(&mut self, id: u64, mut f: impl FnMut(&mut Client)) {
-        let shown: Vec<bool> = self.clients.iter().map(|c| self.shown(c).is_some_and(|v| v.id == id)).collect();
-        for (c, shows) in self.clients.iter_mut().zip(shown) {
-            if shows {
-                f(c);
-                c.dirty = true;
-            }
-        }
+        for_clients_showing(&self.sessions, &mut self.clients, id, |c| {
+            f(c);
+            c.dirty = true;
+        });
     }
 
     fn reopen_serial(&mut self) {
@@ -1142,6 +1131,7 @@ impl Server {
                         self.mode_key(i, &b);
                     } else if let Some(v) = self.current_vty_mut(id) {
                         v.to_write.extend_from_slice(&b);
+                        self.clients[i].pacer.key(Instant::now());
                     }
                 }
                 Action::Scrollback(back) => {
@@ -1327,8 +1317,6 @@ impl Server {
 
     fn frames(&mut self) {
         let now = Instant::now();
-        let hz = self.opts.hz.clamp(1, 1000) as f64;
-        let interval = Duration::from_secs_f64(1.0 / hz);
         // How many clients show each vty: with more than one, each frame compares every cell
         // (the engine's damage is cleared by whichever frame goes first).
         let mut viewers: HashMap<u64, usize> = HashMap::new();
@@ -1346,7 +1334,10 @@ impl Server {
         }
         for ci in 0..self.clients.len() {
             let c = &self.clients[ci];
-            if c.closing || c.session.is_none() || !c.idle() || now < c.next_frame || !self.client_dirty(c) {
+            if c.closing || c.session.is_none() || !c.idle() || !self.client_dirty(c) {
+                continue;
+            }
+            if !self.clients[ci].pacer.due(now) {
                 continue;
             }
             let Some(sid) = self.clients[ci].session else { continue };
@@ -1412,7 +1403,7 @@ impl Server {
             v.term.screen_mut().clear_damage();
             c.drawn = (v.id, v.generation);
             c.dirty = false;
-            c.next_frame = now + interval;
+            c.pacer.sent(now);
             c.send(&Msg::Output(frame));
         }
     }
@@ -1471,6 +1462,20 @@ fn kill_vty(v: &mut Vty) {
 fn end_session(mut s: Session) {
     for v in &mut s.vtys {
         kill_vty(v);
+    }
+}
+
+/// Runs `f` on every client showing vty `id`.
+fn for_clients_showing(sessions: &[Session], clients: &mut [Client], id: u64, mut f: impl FnMut(&mut Client)) {
+    for c in clients {
+        let shows = c
+            .session
+            .and_then(|sid| sessions.iter().find(|s| s.id == sid))
+            .and_then(|s| s.vtys.get(s.current))
+            .is_some_and(|v| v.id == id);
+        if shows {
+            f(c);
+        }
     }
 }
 

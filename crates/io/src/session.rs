@@ -7,16 +7,18 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Write};
+use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use blitty_present::{ansi, AnsiPresenter, View};
 use blitty_vt::Terminal;
-use rustix::event::{poll, PollFd, PollFlags, Timespec};
+use rustix::event::{poll, PollFd, PollFlags};
 use rustix::io::Errno;
 
 use crate::copymode::CopyMode;
+use crate::event::{PollSet, Wake};
 use crate::host::{self, RawMode};
 use crate::keys::{self, Action, Keys, Prefix};
 use crate::pty::{self, Size};
@@ -189,6 +191,84 @@ impl FrameBudget {
     }
 }
 
+/// When frames go out, one shape for every display (`blitty run`'s terminal, `blitty serial`'s,
+/// each client of the session server): at most `hz` a second by a [`FrameBudget`]; under
+/// sustained output at SUSTAINED of `hz`; output that pauses (QUIET) is shown at once, budget
+/// allowing; and for RESPONSE after a key, the answer to it (an echo, the prompt after Ctrl-C) is
+/// shown after ANSWER_QUIET, from the spare the other frames leave.
+pub(crate) struct Pacer {
+    budget: FrameBudget,
+    interval: Duration,
+    next_frame: Instant,
+    last_output: Instant,
+    last_key: Instant,
+}
+
+impl Pacer {
+    pub(crate) fn new(hz: u32) -> Pacer {
+        let hz = hz.clamp(1, 1000) as f64;
+        let now = Instant::now();
+        Pacer {
+            budget: FrameBudget { hz, tokens: BURST, at: now },
+            interval: Duration::from_secs_f64(1.0 / (hz * SUSTAINED)),
+            next_frame: now,
+            last_output: now,
+            last_key: now - RESPONSE,
+        }
+    }
+
+    /// Output arrived (what the display shows changed).
+    pub(crate) fn output(&mut self, now: Instant) {
+        self.last_output = now;
+    }
+
+    /// A key went to the program: its answer is what the user waits for.
+    pub(crate) fn key(&mut self, now: Instant) {
+        self.last_key = now;
+    }
+
+    /// A key went to the program less than RESPONSE ago.
+    pub(crate) fn answering(&self, now: Instant) -> bool {
+        now.duration_since(self.last_key) < RESPONSE
+    }
+
+    fn quiet(&self, now: Instant) -> (f64, Duration) {
+        if self.answering(now) {
+            (1.0, ANSWER_QUIET)
+        } else {
+            (1.0 + SPARE, QUIET)
+        }
+    }
+
+    /// When the next frame may go: the earlier of the paced frame and the quiet frame, each
+    /// when the budget allows.
+    pub(crate) fn due_at(&self, now: Instant) -> Instant {
+        let (quiet_need, quiet_wait) = self.quiet(now);
+        let paced = self.next_frame.max(self.budget.ready_at(1.0 + SPARE));
+        let quiet = (self.last_output + quiet_wait).max(self.budget.ready_at(quiet_need));
+        paced.min(quiet)
+    }
+
+    /// Whether a frame may go now.
+    pub(crate) fn due(&mut self, now: Instant) -> bool {
+        self.budget.refill(now);
+        let (quiet_need, quiet_wait) = self.quiet(now);
+        (now >= self.next_frame && self.budget.tokens >= 1.0 + SPARE)
+            || (now.duration_since(self.last_output) >= quiet_wait && self.budget.tokens >= quiet_need)
+    }
+
+    /// A frame went out.
+    pub(crate) fn sent(&mut self, now: Instant) {
+        self.budget.spend();
+        self.next_frame = now + self.interval;
+    }
+
+    /// The sustained frame interval (a host still taking the last frame is looked at again after it).
+    pub(crate) fn interval(&self) -> Duration {
+        self.interval
+    }
+}
+
 /// How long a frame may be held back while the program asks for synchronized output.
 const SYNC_LIMIT: Duration = Duration::from_millis(150);
 
@@ -258,6 +338,16 @@ pub(crate) fn shell_status(status: std::process::ExitStatus) -> i32 {
     status.code().or_else(|| status.signal().map(|s| 128 + s)).unwrap_or(1)
 }
 
+/// The parts of `run`'s loop, as its poll set names them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Keys,
+    Output,
+    Signals,
+    Host,
+    Program,
+}
+
 /// Runs the session until the child exits (its status is returned) or blitty is told to stop
 /// by a signal (128 + that signal).
 pub fn run(opts: Options) -> Result<i32, Error> {
@@ -300,12 +390,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     presenter.enter(&mut first);
     writer.send(first);
 
-    let hz = opts.hz.clamp(1, 1000) as f64;
-    let mut budget = FrameBudget { hz, tokens: BURST, at: Instant::now() };
-    let interval = Duration::from_secs_f64(1.0 / (hz * SUSTAINED));
-    let mut next_frame = Instant::now();
-    let mut last_output = Instant::now();
-    let mut last_key = Instant::now() - RESPONSE;
+    let mut pacer = Pacer::new(opts.hz);
 
     let mut dirty = true;
     let mut sync_since: Option<Instant> = None;
@@ -334,53 +419,43 @@ pub fn run(opts: Options) -> Result<i32, Error> {
 
     while exit.is_none() {
         let now = Instant::now();
-        budget.refill(now);
-        let timeout = if dirty && writer.idle() {
-            // The earlier of the paced frame and the quiet frame, each when the budget allows.
-            let answering = now.duration_since(last_key) < RESPONSE;
-            let (quiet_need, quiet_wait) = if answering { (1.0, ANSWER_QUIET) } else { (1.0 + SPARE, QUIET) };
-            let due_paced = next_frame.max(budget.ready_at(1.0 + SPARE));
-            let due_quiet = (last_output + quiet_wait).max(budget.ready_at(quiet_need));
-            Some(due_paced.min(due_quiet).saturating_duration_since(now))
+        let mut wake = Wake::default();
+        if dirty && writer.idle() {
+            wake.at(pacer.due_at(now));
         } else if dirty {
             // The host is still taking the last frame: POLLOUT wakes us.
-            Some(interval)
-        } else {
-            None
-        };
-        let timeout = match &message {
-            Some((_, until)) => {
-                let left = until.saturating_duration_since(now);
-                Some(timeout.map_or(left, |t| t.min(left)))
-            }
-            None => timeout,
-        };
-        let ts = if more_output { Some(timespec(Duration::ZERO)) } else { timeout.map(timespec) };
-        let stdin = rustix::stdio::stdin();
-        let out_events = if writer.idle() { PollFlags::empty() } else { PollFlags::OUT };
-        let chunks_waiting = reader.wake_fd();
-        let mut fds = [
-            PollFd::new(&stdin, PollFlags::IN),
-            PollFd::new(&chunks_waiting, PollFlags::IN),
-            PollFd::new(&signals.wake, PollFlags::IN),
-            PollFd::new(&writer.fd, out_events),
-            PollFd::new(&pty.master, PollFlags::OUT),
-        ];
-        // The master is polled only to write to it (the reader thread reads it), and only when
-        // there is something to write: left in, its hang-up would wake every poll.
-        let to_master = master_open && !to_child.is_empty();
-        let polled = if to_master { fds.len() } else { fds.len() - 1 };
-        match poll(&mut fds[..polled], ts.as_ref()) {
-            Ok(_) | Err(Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
+            wake.after(now, pacer.interval());
         }
-        let woken = fds[1].revents().contains(PollFlags::IN);
+        if let Some((_, until)) = &message {
+            wake.at(*until);
+        }
+        if more_output {
+            wake.at(now);
+        }
+        let stdin = rustix::stdio::stdin();
+        let mut set = PollSet::new();
+        set.add(stdin, PollFlags::IN, Part::Keys);
+        // The reader thread reads the master; its wake descriptor says chunks are waiting.
+        set.add(reader.wake_fd(), PollFlags::IN, Part::Output);
+        set.add(signals.wake.as_fd(), PollFlags::IN, Part::Signals);
+        if !writer.idle() {
+            set.add(writer.fd.as_fd(), PollFlags::OUT, Part::Host);
+        }
+        // The master is polled only to write to it, and only when there is something to
+        // write: left in, its hang-up would wake every poll.
+        let to_master = master_open && !to_child.is_empty();
+        if to_master {
+            set.add(pty.master.as_fd(), PollFlags::OUT, Part::Program);
+        }
+        set.wait(wake.timeout(now))?;
+        let woken = set.events(Part::Output).contains(PollFlags::IN);
         let (key_ready, out_ready, in_ready, host_ready) = (
-            fds[0].revents().intersects(PollFlags::IN | PollFlags::HUP),
+            set.events(Part::Keys).intersects(PollFlags::IN | PollFlags::HUP),
             more_output || woken,
-            to_master && fds[4].revents().contains(PollFlags::OUT),
-            fds[3].revents().intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
+            set.events(Part::Program).contains(PollFlags::OUT),
+            set.events(Part::Host).intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
         );
+        drop(set);
         if host_ready {
             writer.flush();
         }
@@ -415,7 +490,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         match a {
                             Action::Forward(bytes) => {
                                 to_child.extend_from_slice(&bytes);
-                                last_key = Instant::now();
+                                pacer.key(Instant::now());
                             }
                             Action::Command(k) if k == b"?" => {
                                 help = true;
@@ -487,7 +562,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         term.feed(&chunk);
                         reader.recycle(chunk);
                         dirty = true;
-                        last_output = Instant::now();
+                        pacer.output(Instant::now());
                     }
                     Some(Chunk::End) => {
                         master_open = false;
@@ -574,12 +649,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if !term.screen().modes().synchronized_output {
             sync_since = None;
         }
-        budget.refill(now);
-        let answering = now.duration_since(last_key) < RESPONSE;
-        reader.set_urgent(answering);
-        let (quiet_need, quiet_wait) = if answering { (1.0, ANSWER_QUIET) } else { (1.0 + SPARE, QUIET) };
-        let due = (now >= next_frame && budget.tokens >= 1.0 + SPARE)
-            || (now.duration_since(last_output) >= quiet_wait && budget.tokens >= quiet_need);
+        reader.set_urgent(pacer.answering(now));
+        let due = pacer.due(now);
         if dirty && !held && due && writer.idle() && exit.is_none() {
             let mut frame = writer.buffer();
             frame.append(&mut clipboard_out);
@@ -601,9 +672,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             }
             term.screen_mut().clear_damage();
             writer.send(frame);
-            budget.spend();
+            pacer.sent(now);
             dirty = false;
-            next_frame = now + interval;
         }
     }
 
@@ -679,9 +749,4 @@ pub(crate) fn restore_host(writer: &mut Output, presenter: &mut AnsiPresenter, t
     raw.set_leave(out);
     drop(raw);
     let _ = io::stdout().flush();
-}
-
-/// A poll timeout.
-pub(crate) fn timespec(d: Duration) -> Timespec {
-    Timespec { tv_sec: d.as_secs() as i64, tv_nsec: d.subsec_nanos() as i64 }
 }
