@@ -41,7 +41,7 @@ use crate::line::SerialLine;
 use crate::proto::{self, Frames, Msg, Request, VtySpec};
 use crate::pty::{self, Pty, Size};
 use crate::serial::{Flow, Parity, Settings};
-use crate::session::Pacer;
+use crate::session::{Output, Pacer};
 use crate::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGTERM};
 use std::os::unix::fs::DirBuilderExt;
 
@@ -223,10 +223,9 @@ enum Mode {
 }
 
 struct Client {
-    stream: UnixStream,
     frames: Frames,
-    out: Vec<u8>,
-    out_at: usize,
+    /// Its socket, and the messages it has not taken yet.
+    out: Output<UnixStream>,
     hello: bool,
     session: Option<u64>,
     cols: u16,
@@ -253,27 +252,16 @@ struct Client {
 
 impl Client {
     fn send(&mut self, msg: &Msg) {
-        proto::encode(msg, &mut self.out);
+        proto::encode(msg, self.out.queue());
     }
 
     fn idle(&self) -> bool {
-        self.out_at >= self.out.len()
+        self.out.idle()
     }
 
     /// Writes what it can without blocking; false when the client is gone.
     fn flush(&mut self) -> bool {
-        while self.out_at < self.out.len() {
-            match (&self.stream).write(&self.out[self.out_at..]) {
-                Ok(0) => return false,
-                Ok(n) => self.out_at += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return false,
-            }
-        }
-        self.out.clear();
-        self.out_at = 0;
-        true
+        self.out.flush()
     }
 
     fn vty_size(&self, status: bool) -> Size {
@@ -394,9 +382,9 @@ impl Server {
             {
                 // Let the last words reach the clients.
                 for c in &mut self.clients {
-                    let _ = c.stream.set_nonblocking(false);
-                    let _ = c.stream.set_write_timeout(Some(Duration::from_millis(500)));
-                    let _ = c.stream.write_all(&c.out[c.out_at..]);
+                    let _ = c.out.fd.set_nonblocking(false);
+                    let _ = c.out.fd.set_write_timeout(Some(Duration::from_millis(500)));
+                    let _ = (&c.out.fd).write_all(c.out.unsent());
                 }
                 break;
             }
@@ -480,7 +468,7 @@ impl Server {
             if !c.idle() {
                 ev |= PollFlags::OUT;
             }
-            set.add(c.stream.as_fd(), ev, Part::Client(i));
+            set.add(c.out.fd.as_fd(), ev, Part::Client(i));
         }
         for (si, s) in self.sessions.iter().enumerate() {
             for (vi, v) in s.vtys.iter().enumerate() {
@@ -544,9 +532,9 @@ impl Server {
                 let c = self.clients.remove(i);
                 // What it sent and we did not read is taken first: closing a socket with unread
                 // data resets it, and the client could lose our last words (a refusal).
-                let _ = c.stream.shutdown(std::net::Shutdown::Write);
+                let _ = c.out.fd.shutdown(std::net::Shutdown::Write);
                 let mut sink = [0u8; 4096];
-                while matches!((&c.stream).read(&mut sink), Ok(n) if n > 0) {}
+                while matches!((&c.out.fd).read(&mut sink), Ok(n) if n > 0) {}
             } else {
                 i += 1;
             }
@@ -563,10 +551,8 @@ impl Server {
             let _ = stream.set_nonblocking(true);
             let peer = rustix::net::sockopt::socket_peercred(&stream).map(|c| c.uid.as_raw());
             let mut client = Client {
-                stream,
+                out: Output::new(stream),
                 frames: Frames::default(),
-                out: Vec::new(),
-                out_at: 0,
                 hello: false,
                 session: None,
                 cols: 80,
@@ -601,14 +587,13 @@ impl Server {
             let c = &mut self.clients[i];
             if c.closing {
                 // Refused or detached: what it sends is not read.
-                let _ = (&c.stream).read(&mut buf);
+                let _ = (&c.out.fd).read(&mut buf);
                 return;
             }
-            match (&c.stream).read(&mut buf) {
+            match (&c.out.fd).read(&mut buf) {
                 Ok(0) => {
                     c.closing = true;
-                    c.out.clear();
-                    c.out_at = 0;
+                    c.out.discard();
                     return;
                 }
                 Ok(n) => c.frames.push(&buf[..n]),

@@ -272,17 +272,18 @@ impl Pacer {
 /// How long a frame may be held back while the program asks for synchronized output.
 const SYNC_LIMIT: Duration = Duration::from_millis(150);
 
-/// Frames on their way to the host: written without blocking from the event loop; what the
-/// host has not taken yet waits here, and no new frame is built until it is gone, so a slow
-/// host costs frames, never input or reading.
-pub(crate) struct Output {
-    pub(crate) fd: std::os::fd::OwnedFd,
+/// Output on its way to a display, one shape for every display: the user's terminal (`run`,
+/// `serial`, the client) and each client's socket (the server). It is written without blocking
+/// from the event loop; what the display has not taken yet waits here, and no new frame is
+/// built until it is gone, so a slow display costs frames, never input or reading.
+pub(crate) struct Output<F: AsFd = std::os::fd::OwnedFd> {
+    pub(crate) fd: F,
     pending: Vec<u8>,
     at: usize,
 }
 
-impl Output {
-    pub(crate) fn new(fd: std::os::fd::OwnedFd) -> Output {
+impl<F: AsFd> Output<F> {
+    pub(crate) fn new(fd: F) -> Output<F> {
         Output { fd, pending: Vec::new(), at: 0 }
     }
 
@@ -297,20 +298,45 @@ impl Output {
         self.flush();
     }
 
-    /// Writes as much as the host takes now.
-    pub(crate) fn flush(&mut self) {
+    /// Where to put more output after what is pending (messages queue behind each other).
+    pub(crate) fn queue(&mut self) -> &mut Vec<u8> {
+        if self.idle() {
+            self.pending.clear();
+            self.at = 0;
+        }
+        &mut self.pending
+    }
+
+    /// What is not written yet.
+    pub(crate) fn unsent(&self) -> &[u8] {
+        &self.pending[self.at.min(self.pending.len())..]
+    }
+
+    /// Drops what is not written yet.
+    pub(crate) fn discard(&mut self) {
+        self.pending.clear();
+        self.at = 0;
+    }
+
+    /// Writes as much as the display takes now. False when it is gone (hung up, closed):
+    /// what was pending is dropped.
+    pub(crate) fn flush(&mut self) -> bool {
         while self.at < self.pending.len() {
             match rustix::io::write(&self.fd, &self.pending[self.at..]) {
+                Ok(0) => {
+                    self.at = self.pending.len();
+                    return false;
+                }
                 Ok(n) => self.at += n,
                 Err(Errno::INTR) => {}
-                Err(Errno::AGAIN) => return,
-                // The host is gone (hung up): nothing more can be shown.
+                Err(Errno::AGAIN) => return true,
                 Err(_) => {
                     self.at = self.pending.len();
-                    return;
+                    return false;
                 }
             }
         }
+        true
     }
 
     /// A buffer for the next frame (the last frame's, reused).
@@ -321,10 +347,12 @@ impl Output {
         b
     }
 
-    /// Sends what is left, waiting for the host if it must (at the end of the session).
+    /// Sends what is left, waiting for the display if it must (at the end of the session).
     pub(crate) fn finish(&mut self) {
         while !self.idle() {
-            self.flush();
+            if !self.flush() {
+                return;
+            }
             if !self.idle() {
                 let mut fds = [PollFd::new(&self.fd, PollFlags::OUT)];
                 let _ = poll(&mut fds, None);
@@ -385,7 +413,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     }
     let mut presenter = AnsiPresenter::new(size.cols as usize, size.rows as usize);
     presenter.set_overlay_colours(opts.status_colours.0, opts.status_colours.1);
-    let mut writer = Output { fd: host::frame_output()?, pending: Vec::new(), at: 0 };
+    let mut writer = Output::new(host::frame_output()?);
     let mut first = Vec::new();
     presenter.enter(&mut first);
     writer.send(first);
