@@ -70,7 +70,8 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = Command::new("pkill").args(["-f", &format!("server --socket {}", self.socket().display())]).status();
+        // Every server whose socket is under this test's directory (socket_dir may move it).
+        let _ = Command::new("pkill").args(["-f", &format!("server --socket {}/", self.dir.display())]).status();
     }
 }
 
@@ -473,6 +474,33 @@ fn programs_get_the_open_file_limit_the_user_set() {
     let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap_or("").to_string();
     let soft_hard: Vec<&str> = line.split_whitespace().skip(3).take(2).collect();
     assert!(soft_hard.len() == 2 && soft_hard[0] == soft_hard[1], "the server's own limit is raised: {line}");
+}
+
+/// The config file's `[server]` keys: where the socket lives, the name of a session made
+/// without -s, and the status row turned off (the vty then has every row of the terminal).
+#[test]
+fn the_server_section_of_the_config_file_is_followed() {
+    assert!(tmux_available(), "tmux is needed");
+    let s = Server::new("config");
+    let sockets = s.dir.join("elsewhere");
+    let conf_dir = s.dir.join("blitty");
+    std::fs::create_dir_all(&conf_dir).unwrap();
+    std::fs::write(
+        conf_dir.join("config.toml"),
+        format!("[server]\nsocket_dir = \"{}\"\nstatus = false\ndefault_session = \"main\"\n", sockets.display()),
+    )
+    .unwrap();
+    let t = Tmux::start("sess-config", &s.cmd("new -- sh -c \"echo con\"\"figured; exec sleep 1000\""));
+    let screen = t.wait_for("configured");
+    assert!(!screen.contains("[main]"), "status = false: no status row\n{screen}");
+    let ls = s.ls();
+    assert!(ls.contains("main: 1 vty, 80x24, 1 client attached"), "the default name, every row for the vty: {ls}");
+    let socket = sockets.join("default");
+    assert!(socket.exists(), "the socket is in socket_dir");
+    assert!(!s.socket().exists(), "and not in the runtime directory");
+    let out = s.run(&["kill", "main"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    wait_until(|| !socket.exists());
 }
 
 #[test]
