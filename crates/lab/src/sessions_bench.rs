@@ -662,6 +662,12 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     if which("screen") {
         attach.push(("screen -r".to_string(), screen_peer::attach(&dir, runs)));
     }
+    // What starting a client costs before it can attach: `blitty --version` in the same pty,
+    // until its answer arrives.
+    let version = vec![opts.blitty.display().to_string(), "--version".to_string()];
+    let start: Timing =
+        (0..runs).map(|_| time_until(&version, 200, 61, b"blitty")).collect::<Result<Vec<_>, _>>().map(median_of);
+    attach.push(("for scale: starting `blitty --version` (no attach)".to_string(), start));
     let (many, seconds) = if opts.quick { (10, 2.0) } else { (100, 5.0) };
     progress("many vtys printing at once");
     let mixed = dir.join("mixed.txt");
