@@ -10,6 +10,7 @@ mod replay;
 mod run;
 mod serial;
 mod sessions;
+mod window;
 
 use std::process::ExitCode;
 
@@ -48,6 +49,8 @@ enum Command {
     /// terminal: the pixel renderer draws the session's frames.
     #[command(after_help = SESSION_KEYS)]
     Console(sessions::ConsoleArgs),
+    /// Run a program in blitty's own X11 window (default: $SHELL).
+    Window(window::Args),
     /// List the sessions: their vtys, sizes, attached clients, and the vtys that ended.
     Ls(sessions::LsArgs),
     /// End a session: its programs get SIGHUP, its clients are detached.
@@ -205,6 +208,10 @@ fn main() -> ExitCode {
         Command::Attach(args) => return status(sessions::attach(args)),
         Command::Ls(args) => return status(sessions::ls(args)),
         Command::Console(args) => return status(sessions::console(args)),
+        Command::Window(args) => match window::run(args) {
+            Ok(status) => return ExitCode::from(status.clamp(0, 255) as u8),
+            Err(e) => Err(e),
+        },
         Command::Kill(args) => return status(sessions::kill(args)),
         Command::Server(args) => return status(sessions::server(args)),
         Command::Bench(args) => match bench::run(args) {

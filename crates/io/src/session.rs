@@ -196,7 +196,7 @@ impl FrameBudget {
 /// sustained output at SUSTAINED of `hz`; output that pauses (QUIET) is shown at once, budget
 /// allowing; and for RESPONSE after a key, the answer to it (an echo, the prompt after Ctrl-C) is
 /// shown after ANSWER_QUIET, from the spare the other frames leave.
-pub(crate) struct Pacer {
+pub struct Pacer {
     budget: FrameBudget,
     interval: Duration,
     next_frame: Instant,
@@ -205,7 +205,7 @@ pub(crate) struct Pacer {
 }
 
 impl Pacer {
-    pub(crate) fn new(hz: u32) -> Pacer {
+    pub fn new(hz: u32) -> Pacer {
         let hz = hz.clamp(1, 1000) as f64;
         let now = Instant::now();
         Pacer {
@@ -218,17 +218,17 @@ impl Pacer {
     }
 
     /// Output arrived (what the display shows changed).
-    pub(crate) fn output(&mut self, now: Instant) {
+    pub fn output(&mut self, now: Instant) {
         self.last_output = now;
     }
 
     /// A key went to the program: its answer is what the user waits for.
-    pub(crate) fn key(&mut self, now: Instant) {
+    pub fn key(&mut self, now: Instant) {
         self.last_key = now;
     }
 
     /// A key went to the program less than RESPONSE ago.
-    pub(crate) fn answering(&self, now: Instant) -> bool {
+    pub fn answering(&self, now: Instant) -> bool {
         now.duration_since(self.last_key) < RESPONSE
     }
 
@@ -242,7 +242,7 @@ impl Pacer {
 
     /// When the next frame may go: the earlier of the paced frame and the quiet frame, each
     /// when the budget allows.
-    pub(crate) fn due_at(&self, now: Instant) -> Instant {
+    pub fn due_at(&self, now: Instant) -> Instant {
         let (quiet_need, quiet_wait) = self.quiet(now);
         let paced = self.next_frame.max(self.budget.ready_at(1.0 + SPARE));
         let quiet = (self.last_output + quiet_wait).max(self.budget.ready_at(quiet_need));
@@ -250,7 +250,7 @@ impl Pacer {
     }
 
     /// Whether a frame may go now.
-    pub(crate) fn due(&mut self, now: Instant) -> bool {
+    pub fn due(&mut self, now: Instant) -> bool {
         self.budget.refill(now);
         let (quiet_need, quiet_wait) = self.quiet(now);
         (now >= self.next_frame && self.budget.tokens >= 1.0 + SPARE)
@@ -258,13 +258,13 @@ impl Pacer {
     }
 
     /// A frame went out.
-    pub(crate) fn sent(&mut self, now: Instant) {
+    pub fn sent(&mut self, now: Instant) {
         self.budget.spend();
         self.next_frame = now + self.interval;
     }
 
     /// The sustained frame interval (a host still taking the last frame is looked at again after it).
-    pub(crate) fn interval(&self) -> Duration {
+    pub fn interval(&self) -> Duration {
         self.interval
     }
 }
@@ -362,7 +362,7 @@ impl<F: AsFd> Output<F> {
 }
 
 /// The child's status as a shell reports it: its exit code, or 128 + the signal that killed it.
-pub(crate) fn shell_status(status: std::process::ExitStatus) -> i32 {
+pub fn shell_status(status: std::process::ExitStatus) -> i32 {
     status.code().or_else(|| status.signal().map(|s| 128 + s)).unwrap_or(1)
 }
 

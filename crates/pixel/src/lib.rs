@@ -183,6 +183,11 @@ impl Renderer {
         (self.fonts.cell_w, self.fonts.cell_h)
     }
 
+    /// The next render draws every cell (the window was exposed).
+    pub fn invalidate(&mut self) {
+        self.full = true;
+    }
+
     /// A new grid size: the buffer is made again and fully drawn next.
     pub fn resize(&mut self, cols: usize, rows: usize) {
         self.cols = cols;

@@ -1,0 +1,76 @@
+//! `blitty window`: the program in blitty's own X11 window (crates/window).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+
+use crate::config;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The window's size in cells, COLSxROWS (at most 2048x1024).
+    #[arg(long, value_name = "COLSxROWS", default_value = "80x24", value_parser = grid_size)]
+    size: (usize, usize),
+    /// The window's title [default: the program's name, then what the program sets (OSC 0 and 2)].
+    #[arg(long)]
+    title: Option<String>,
+    /// A fontconfig font name.
+    #[arg(long, default_value = "DejaVu Sans Mono")]
+    font: String,
+    /// The font size in points, 1 to 200 (at 96 dots per inch).
+    #[arg(long, default_value_t = 12.0, value_parser = crate::replay::font_size)]
+    font_size: f32,
+    /// HiDPI scale, 0.5 to 8.
+    #[arg(long, default_value_t = 1.0, value_parser = crate::replay::scale)]
+    scale: f32,
+    /// Frames per second at most, 1 to 1000 [default: 60, or `hz` in the config file].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    hz: Option<u32>,
+    /// Lines of scrollback kept, at most 100000 [default: 10000, or `scrollback` in the config file].
+    #[arg(long, value_parser = crate::scrollback_lines)]
+    scrollback: Option<usize>,
+    /// Keep the window open after the program ended, until it is closed.
+    #[arg(long)]
+    hold: bool,
+    /// Read settings from FILE instead of $XDG_CONFIG_HOME/blitty/config.toml.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The program and its arguments (default: `shell` in the config file, else $SHELL).
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+/// `COLSxROWS` in cells, within the engine's limits.
+fn grid_size(s: &str) -> Result<(usize, usize), String> {
+    let (max_c, max_r) = (blitty_vt::term::MAX_COLS, blitty_vt::term::MAX_ROWS);
+    let bad = || format!("expected COLSxROWS in cells, columns 1 to {max_c}, rows 1 to {max_r}");
+    let (c, r) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (c, r): (usize, usize) = (c.parse().map_err(|_| bad())?, r.parse().map_err(|_| bad())?);
+    if !(1..=max_c).contains(&c) || !(1..=max_r).contains(&r) {
+        return Err(bad());
+    }
+    Ok((c, r))
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
+    let argv = if args.command.is_empty() {
+        let shell = cfg.shell.clone().map(OsString::from);
+        vec![shell.or_else(|| std::env::var_os("SHELL").filter(|s| !s.is_empty())).unwrap_or_else(|| "/bin/sh".into())]
+    } else {
+        args.command
+    };
+    let fonts = blitty_pixel::Fonts::find(&args.font, args.font_size, args.scale).map_err(|e| anyhow!(e))?;
+    let opts = blitty_window::Options {
+        argv,
+        cols: args.size.0,
+        rows: args.size.1,
+        title: args.title,
+        fonts,
+        hz: args.hz.or(cfg.hz).unwrap_or(60),
+        scrollback: args.scrollback.or(cfg.scrollback).unwrap_or(blitty_vt::term::DEFAULT_SCROLLBACK),
+        hold: args.hold,
+    };
+    blitty_window::run(opts).map_err(|e| anyhow!(e))
+}

@@ -1,0 +1,205 @@
+//! `blitty window` end to end, under a real X server (Xvfb, started by the test): the window's
+//! pixels, read back with the X GetImage request, equal `blitty replay --png` of the same
+//! output; keys sent with the XTEST extension (what xdotool uses) reach the program; a resize
+//! reaches the program; closing the window (WM_DELETE_WINDOW, as a window manager sends it)
+//! hangs up the program and ends blitty with 128 + SIGHUP.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::scratch::Scratch;
+use common::wait_until;
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{
+    AtomEnum, ClientMessageEvent, ConfigureWindowAux, ConnectionExt as _, EventMask, ImageFormat, InputFocus,
+};
+use x11rb::protocol::xtest::ConnectionExt as _;
+use x11rb::rust_connection::RustConnection;
+
+const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
+
+/// An X server of the test's own; killed when dropped.
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    fn start() -> Xvfb {
+        // -displayfd: the server picks a free display and says which on standard output.
+        let mut child = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb (scripts/setup.sh installs it)");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("Xvfb's display");
+        Xvfb { child, display: format!(":{}", line.trim()) }
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The top-level window whose WM_CLASS is blitty's.
+fn blitty_window(conn: &RustConnection, root: u32) -> Option<u32> {
+    let tree = conn.query_tree(root).ok()?.reply().ok()?;
+    tree.children.into_iter().find(|&w| {
+        conn.get_property(false, w, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 64)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .is_some_and(|p| p.value.starts_with(b"blitty\0"))
+    })
+}
+
+/// The window's pixels as 0xRRGGBB (the X server is 24-bit, 32 bits a pixel, LSB first).
+fn pixels(conn: &RustConnection, win: u32, w: u16, h: u16) -> Vec<u32> {
+    let Ok(Ok(img)) = conn.get_image(ImageFormat::Z_PIXMAP, win, 0, 0, w, h, !0).map(|c| c.reply()) else {
+        return Vec::new();
+    };
+    img.data.chunks_exact(4).map(|p| u32::from_le_bytes([p[0], p[1], p[2], 0])).collect()
+}
+
+/// `blitty replay --png` of `bytes` at `cols` x `rows`: (width, height, 0xRRGGBB pixels).
+fn replay_png(bytes: &[u8], cols: usize, rows: usize, font_size: &str) -> (usize, usize, Vec<u32>) {
+    let input = Scratch::new("window-replay-input");
+    std::fs::write(&input, bytes).unwrap();
+    let png_path = Scratch::new("window-replay.png");
+    let out = Command::new(BLITTY)
+        .args(["replay", &input.display().to_string(), "--size", &format!("{cols}x{rows}"), "--dump", "none"])
+        .args(["--png", &png_path.display().to_string(), "--font-size", font_size])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let decoder = png::Decoder::new(std::fs::File::open(&png_path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut data = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut data).unwrap();
+    let px = data[..info.buffer_size()]
+        .chunks_exact(3)
+        .map(|p| (p[0] as u32) << 16 | (p[1] as u32) << 8 | p[2] as u32)
+        .collect();
+    (info.width as usize, info.height as usize, px)
+}
+
+/// The key code that gives `keysym` unshifted.
+fn keycode(conn: &RustConnection, keysym: u32) -> u8 {
+    let setup = conn.setup();
+    let (min, max) = (setup.min_keycode, setup.max_keycode);
+    let map = conn.get_keyboard_mapping(min, max - min + 1).unwrap().reply().unwrap();
+    let per = map.keysyms_per_keycode as usize;
+    let i = map.keysyms.chunks(per).position(|k| k[0] == keysym).expect("a key for the keysym");
+    min + i as u8
+}
+
+fn tap(conn: &RustConnection, code: u8) {
+    conn.xtest_fake_input(2, code, 0, x11rb::NONE, 0, 0, 0).unwrap(); // KeyPress
+    conn.xtest_fake_input(3, code, 0, x11rb::NONE, 0, 0, 0).unwrap(); // KeyRelease
+    conn.flush().unwrap();
+}
+
+#[test]
+fn a_program_in_the_window_is_drawn_typed_to_resized_and_hung_up_on_close() {
+    let x = Xvfb::start();
+    let (conn, screen_num) = x11rb::connect(Some(&x.display)).expect("the test's X server");
+    let root = conn.setup().roots[screen_num].root;
+    let out = Scratch::new("window-keys.out");
+    let size_file = Scratch::new("window-size.out");
+    let shown = "hello \x1b[1;31mwindow\x1b[0m \u{2500}\u{2500} \u{65e5}\u{672c}\r\n";
+    // The program: prints, takes five bytes raw, reports its size after SIGWINCH, then waits.
+    let script = format!(
+        "printf '{}'; stty raw -echo; head -c 5 > {out}; trap 'stty size > {size}.part; mv {size}.part {size}' WINCH; \
+         while :; do sleep 0.05; done",
+        shown.replace('\x1b', "\\033").replace('\r', "\\r").replace('\n', "\\n"),
+        out = out.display(),
+        size = size_file.display()
+    );
+    let mut blitty = Command::new(BLITTY)
+        .args(["window", "--size", "40x8", "--font-size", "10", "--", "sh", "-c", &script])
+        .env("DISPLAY", &x.display)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let win = loop {
+        if let Some(w) = blitty_window(&conn, root) {
+            break w;
+        }
+        assert!(Instant::now() < deadline, "no blitty window appeared");
+        std::thread::sleep(Duration::from_millis(30));
+    };
+
+    // Its pixels equal the headless renderer's PNG of the same output.
+    let (pw, ph, want) = replay_png(shown.as_bytes(), 40, 8, "10");
+    let mut got = Vec::new();
+    wait_until(|| {
+        got = pixels(&conn, win, pw as u16, ph as u16);
+        got == want
+    });
+    let differ = got.iter().zip(&want).filter(|(a, b)| a != b).count() + want.len().abs_diff(got.len());
+    assert_eq!(differ, 0, "pixels differing from `blitty replay --png` ({pw}x{ph})");
+
+    // Keys typed with XTEST reach the program: a, b and the Up arrow (ESC [ A).
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    for sym in [0x61, 0x62, 0xff52] {
+        tap(&conn, keycode(&conn, sym));
+    }
+    wait_until(|| std::fs::metadata(&out).is_ok_and(|m| m.len() >= 5));
+    assert_eq!(std::fs::read(&out).unwrap(), b"ab\x1b[A", "the bytes the program read");
+
+    // A resize reaches the program (its terminal's size in cells).
+    let (cw, ch) = (pw / 40, ph / 8);
+    conn.configure_window(win, &ConfigureWindowAux::new().width((60 * cw) as u32).height((12 * ch) as u32)).unwrap();
+    conn.flush().unwrap();
+    wait_until(|| size_file.exists());
+    assert_eq!(std::fs::read_to_string(&size_file).unwrap_or_default().trim(), "12 60", "stty size after the resize");
+
+    // Closing the window, as a window manager does: the program is hung up, blitty ends with
+    // 128 + SIGHUP.
+    let atom = |n: &[u8]| conn.intern_atom(false, n).unwrap().reply().unwrap().atom;
+    let (protocols, delete) = (atom(b"WM_PROTOCOLS"), atom(b"WM_DELETE_WINDOW"));
+    let msg = ClientMessageEvent::new(32, win, protocols, [delete, 0, 0, 0, 0]);
+    conn.send_event(false, win, EventMask::NO_EVENT, msg).unwrap();
+    conn.flush().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = blitty.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = blitty.kill();
+            panic!("blitty window did not end when its window was closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(129), "128 + SIGHUP");
+    assert!(blitty_window(&conn, root).is_none(), "the window is gone");
+}
+
+#[test]
+fn the_window_closes_with_the_programs_status_and_without_a_display_says_so() {
+    let x = Xvfb::start();
+    let st = Command::new(BLITTY)
+        .args(["window", "--", "sh", "-c", "exit 7"])
+        .env("DISPLAY", &x.display)
+        .stdin(Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(st.code(), Some(7), "the program's status is blitty's");
+    let out = Command::new(BLITTY).args(["window", "--", "true"]).env("DISPLAY", ":999").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.starts_with("blitty: cannot open the X display") && err.lines().count() == 1, "{err}");
+    let bad = Command::new(BLITTY).args(["window", "--size", "0x5"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected COLSxROWS"));
+}

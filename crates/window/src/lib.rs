@@ -1,0 +1,339 @@
+//! `blitty window`: blitty's own terminal window on X11, seed 001's console on a bitmap
+//! display. The program runs on a pty; its output is parsed by the engine; the pixel renderer
+//! keeps the screen as a shadow framebuffer in memory, drawing only the damaged cells (a
+//! full-screen scroll moves the buffer's rows); at most `hz` times a second the band of rows
+//! that changed goes to the X server in PutImage requests, one per band (split only where the
+//! server's request limit says so). A window that is not mapped (minimised, on another
+//! desktop) presents nothing; the engine goes on parsing.
+//!
+//! The loop has the shape of blitty's other loops (`blitty_io::event`): one poll over the X
+//! connection, the program's pty and the signals, frames paced by `blitty_io::session::Pacer`.
+//!
+//! Keys (`keys.rs`) are read from the X server's keyboard map (core protocol: the keysym of a
+//! key with Shift, CapsLock and NumLock taken into account) and encoded as xterm encodes them.
+//! Not yet: xkbcommon (dead keys, compose), mouse selection and the X clipboards, mouse
+//! reporting, scrollback, MIT-SHM, virtual terminals and `--attach`, the urgency hint for the
+//! bell (see the README).
+
+mod keys;
+
+use std::os::fd::AsFd;
+use std::time::Instant;
+
+use blitty_io::event::{PollSet, Wake};
+use blitty_io::pty::{self, Size};
+use blitty_io::session::{shell_status, Pacer};
+use blitty_io::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+use blitty_pixel::{Fonts, Renderer};
+use blitty_vt::Terminal;
+use rustix::event::PollFlags;
+use rustix::io::Errno;
+use x11rb::connection::{Connection, RequestConnection};
+use x11rb::protocol::xproto::{
+    AtomEnum, ConnectionExt as _, CreateGCAux, CreateWindowAux, EventMask, ImageFormat, ImageOrder, PropMode,
+    WindowClass,
+};
+use x11rb::protocol::Event;
+use x11rb::rust_connection::RustConnection;
+use x11rb::wrapper::ConnectionExt as _;
+
+pub use keys::{encode, Keyboard};
+
+pub struct Options {
+    pub argv: Vec<std::ffi::OsString>,
+    pub cols: usize,
+    pub rows: usize,
+    pub title: Option<String>,
+    pub fonts: Fonts,
+    pub hz: u32,
+    pub scrollback: usize,
+    /// Keep the window open after the program ended (until it is closed).
+    pub hold: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    X,
+    Program,
+    Signals,
+}
+
+/// Something went wrong with the X server: one line for the user.
+fn x_err(e: impl std::fmt::Display) -> String {
+    format!("the X server: {e}")
+}
+
+/// Runs the program in a window until it ends (its status is returned; with `hold`, until the
+/// window is closed too) or the window is closed (the program gets SIGHUP; 128 + SIGHUP).
+pub fn run(opts: Options) -> Result<i32, String> {
+    let (conn, screen_num) = x11rb::connect(None).map_err(|e| format!("cannot open the X display: {e}"))?;
+    let setup = conn.setup();
+    let screen = &setup.roots[screen_num];
+    let (root, depth, visual) = (screen.root, screen.root_depth, screen.root_visual);
+    let pad = setup.pixmap_formats.iter().find(|f| f.depth == depth).map(|f| f.bits_per_pixel).unwrap_or(0);
+    if depth != 24 || pad != 32 {
+        return Err(format!(
+            "the X display has depth {depth} at {pad} bits a pixel; blitty window draws 24-bit colour at 32 bits"
+        ));
+    }
+    let big_endian = setup.image_byte_order == ImageOrder::MSB_FIRST;
+    let keyboard = Keyboard::load(&conn).map_err(x_err)?;
+
+    let mut renderer = Renderer::new(opts.fonts, opts.cols, opts.rows);
+    let (cw, ch) = renderer.cell_size();
+    let mut term = Terminal::with_scrollback(opts.cols, opts.rows, opts.scrollback);
+    let (mut width, mut height) = ((opts.cols * cw) as u16, (opts.rows * ch) as u16);
+    let bg = pixel_of(term.screen().palette().background);
+
+    let win = conn.generate_id().map_err(x_err)?;
+    let events = EventMask::EXPOSURE | EventMask::KEY_PRESS | EventMask::STRUCTURE_NOTIFY | EventMask::FOCUS_CHANGE;
+    conn.create_window(
+        depth,
+        win,
+        root,
+        0,
+        0,
+        width,
+        height,
+        0,
+        WindowClass::INPUT_OUTPUT,
+        visual,
+        &CreateWindowAux::new().background_pixel(bg).event_mask(events),
+    )
+    .map_err(x_err)?;
+    let atom = |name: &[u8]| -> Result<u32, String> {
+        Ok(conn.intern_atom(false, name).map_err(x_err)?.reply().map_err(x_err)?.atom)
+    };
+    let (wm_protocols, wm_delete) = (atom(b"WM_PROTOCOLS")?, atom(b"WM_DELETE_WINDOW")?);
+    let (net_wm_name, utf8) = (atom(b"_NET_WM_NAME")?, atom(b"UTF8_STRING")?);
+    let net_wm_pid = atom(b"_NET_WM_PID")?;
+    conn.change_property32(PropMode::REPLACE, win, wm_protocols, AtomEnum::ATOM, &[wm_delete]).map_err(x_err)?;
+    conn.change_property8(PropMode::REPLACE, win, AtomEnum::WM_CLASS, AtomEnum::STRING, b"blitty\0Blitty\0")
+        .map_err(x_err)?;
+    conn.change_property32(PropMode::REPLACE, win, net_wm_pid, AtomEnum::CARDINAL, &[std::process::id()])
+        .map_err(x_err)?;
+    let program = opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+    let fixed_title = opts.title.clone();
+    let set_title = |text: &str| -> Result<(), String> {
+        conn.change_property8(PropMode::REPLACE, win, AtomEnum::WM_NAME, AtomEnum::STRING, latin1(text).as_slice())
+            .map_err(x_err)?;
+        conn.change_property8(PropMode::REPLACE, win, net_wm_name, utf8, text.as_bytes()).map_err(x_err)?;
+        Ok(())
+    };
+    set_title(fixed_title.as_deref().unwrap_or(&program))?;
+    let gc = conn.generate_id().map_err(x_err)?;
+    conn.create_gc(gc, win, &CreateGCAux::new()).map_err(x_err)?;
+    conn.map_window(win).map_err(x_err)?;
+    conn.flush().map_err(x_err)?;
+
+    let size = Size { cols: opts.cols as u16, rows: opts.rows as u16 };
+    let mut child = pty::spawn(&opts.argv, size).map_err(|e| format!("cannot start {program}: {e}"))?;
+    let mut signals = Signals::new(&[SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT]).map_err(|e| e.to_string())?;
+    let mut pacer = Pacer::new(opts.hz);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut to_child: Vec<u8> = Vec::new();
+    let mut master_open = true;
+    let mut mapped = false;
+    let mut dirty = true;
+    let mut shown_title = String::new();
+    let mut ended: Option<i32> = None;
+    // Largest PutImage: the server's limit less the request's header.
+    let max_bytes = conn.maximum_request_bytes().saturating_sub(64).max(4 * width as usize);
+
+    let exit = 'run: loop {
+        let now = Instant::now();
+        let mut wake = Wake::default();
+        if dirty && mapped {
+            wake.at(pacer.due_at(now));
+        }
+        let mut set = PollSet::new();
+        set.add(conn.stream().as_fd(), PollFlags::IN, Part::X);
+        if master_open {
+            let mut ev = PollFlags::IN;
+            if !to_child.is_empty() {
+                ev |= PollFlags::OUT;
+            }
+            set.add(child.master.as_fd(), ev, Part::Program);
+        }
+        set.add(signals.wake.as_fd(), PollFlags::IN, Part::Signals);
+        // Events the connection has read already (while writing) do not make it readable again:
+        // one is taken now, and the poll does not wait if there was one.
+        let queued = conn.poll_for_event().map_err(x_err)?;
+        set.wait(if queued.is_some() { Some(std::time::Duration::ZERO) } else { wake.timeout(now) })
+            .map_err(|e| e.to_string())?;
+        let program_ev = set.events(Part::Program);
+        drop(set);
+
+        // The X server's events: keys first.
+        let mut next = queued;
+        loop {
+            let ev = match next.take() {
+                Some(ev) => ev,
+                None => match conn.poll_for_event().map_err(x_err)? {
+                    Some(ev) => ev,
+                    None => break,
+                },
+            };
+            match ev {
+                Event::KeyPress(k) => {
+                    let bytes =
+                        encode(keyboard.keysym(k.detail, k.state.into()), k.state.into(), term.screen().modes());
+                    if !bytes.is_empty() && ended.is_none() {
+                        to_child.extend_from_slice(&bytes);
+                        pacer.key(Instant::now());
+                    }
+                }
+                Event::Expose(e) if e.count == 0 => {
+                    mapped = true;
+                    renderer.invalidate();
+                    dirty = true;
+                }
+                Event::MapNotify(_) => {
+                    mapped = true;
+                    renderer.invalidate();
+                    dirty = true;
+                }
+                Event::UnmapNotify(_) => mapped = false,
+                Event::ConfigureNotify(c) if (c.width, c.height) != (width, height) => {
+                    (width, height) = (c.width, c.height);
+                    let cols = (width as usize / cw).clamp(1, blitty_vt::term::MAX_COLS);
+                    let rows = (height as usize / ch).clamp(1, blitty_vt::term::MAX_ROWS);
+                    if (cols, rows) != (term.screen().cols(), term.screen().rows()) {
+                        term.resize(cols, rows);
+                        renderer.resize(cols, rows);
+                        let _ = child.resize(Size { cols: cols as u16, rows: rows as u16 });
+                    }
+                    renderer.invalidate();
+                    dirty = true;
+                }
+                Event::ClientMessage(m) if m.type_ == wm_protocols && m.data.as_data32()[0] == wm_delete => {
+                    // Closed by the user: the program's terminal hangs up, as xterm does.
+                    break 'run ended.unwrap_or(128 + SIGHUP);
+                }
+                _ => {}
+            }
+        }
+
+        if program_ev.contains(PollFlags::OUT) && !to_child.is_empty() {
+            match rustix::io::write(&child.master, &to_child) {
+                Ok(n) => {
+                    to_child.drain(..n);
+                }
+                Err(Errno::AGAIN) | Err(Errno::INTR) => {}
+                Err(_) => to_child.clear(),
+            }
+        }
+        if program_ev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) {
+            let mut taken = 0;
+            while taken < (1 << 20) {
+                match rustix::io::read(&child.master, &mut buf) {
+                    Ok(0) => {
+                        master_open = false;
+                        break;
+                    }
+                    Ok(n) => {
+                        taken += n;
+                        term.feed(&buf[..n]);
+                    }
+                    Err(Errno::AGAIN) => break,
+                    Err(Errno::INTR) => {}
+                    Err(_) => {
+                        master_open = false;
+                        break;
+                    }
+                }
+            }
+            if taken > 0 {
+                to_child.extend_from_slice(&term.take_replies());
+                pacer.output(Instant::now());
+                dirty = true;
+            }
+        }
+        for sig in signals.take() {
+            match sig {
+                SIGCHLD => {}
+                other => break 'run 128 + other,
+            }
+        }
+        if ended.is_none() {
+            if let Ok(Some(status)) = child.child.try_wait() {
+                // What it wrote last is read before the end.
+                while let Ok(n @ 1..) = rustix::io::read(&child.master, &mut buf) {
+                    term.feed(&buf[..n]);
+                }
+                master_open = false;
+                dirty = true;
+                ended = Some(shell_status(status));
+                if !opts.hold {
+                    break 'run shell_status(status);
+                }
+            }
+        }
+
+        // The title, as plain text (OSC 0 and 2), unless --title fixed it.
+        if fixed_title.is_none() && term.screen().title() != shown_title && !term.screen().title().is_empty() {
+            shown_title = term.screen().title().to_string();
+            set_title(&shown_title)?;
+        }
+        let now = Instant::now();
+        if dirty && mapped && pacer.due(now) {
+            let rects = renderer.render(term.screen());
+            term.screen_mut().clear_damage();
+            if let (Some(top), Some(bottom)) = (rects.iter().map(|r| r.y).min(), rects.iter().map(|r| r.y + r.h).max())
+            {
+                put_rows(&conn, win, gc, depth, &renderer.fb, top, bottom, max_bytes, big_endian)?;
+            }
+            conn.flush().map_err(x_err)?;
+            pacer.sent(now);
+            dirty = false;
+        }
+        let _ = conn.flush();
+    };
+
+    if ended.is_none() && !child.hang_up(std::time::Duration::from_secs(1)) {
+        let _ = child.child.kill();
+        let _ = child.child.wait();
+    }
+    let _ = conn.destroy_window(win);
+    let _ = conn.flush();
+    Ok(exit)
+}
+
+/// Sends framebuffer rows `[top, bottom)` in as few PutImage requests as the server takes.
+#[allow(clippy::too_many_arguments)]
+fn put_rows(
+    conn: &RustConnection,
+    win: u32,
+    gc: u32,
+    depth: u8,
+    fb: &blitty_pixel::Framebuffer,
+    top: usize,
+    bottom: usize,
+    max_bytes: usize,
+    big_endian: bool,
+) -> Result<(), String> {
+    let stride = fb.width * 4;
+    let per = (max_bytes / stride).max(1);
+    let mut y = top;
+    let mut data = Vec::with_capacity((bottom - top).min(per) * stride);
+    while y < bottom.min(fb.height) {
+        let n = per.min(bottom.min(fb.height) - y);
+        data.clear();
+        for p in &fb.pixels[y * fb.width..(y + n) * fb.width] {
+            data.extend_from_slice(&if big_endian { p.to_be_bytes() } else { p.to_le_bytes() });
+        }
+        conn.put_image(ImageFormat::Z_PIXMAP, win, gc, fb.width as u16, n as u16, 0, y as i16, 0, depth, &data)
+            .map_err(x_err)?;
+        y += n;
+    }
+    Ok(())
+}
+
+fn pixel_of(c: blitty_vt::Rgb) -> u32 {
+    (c[0] as u32) << 16 | (c[1] as u32) << 8 | c[2] as u32
+}
+
+/// WM_NAME is Latin-1: characters past it become '?'.
+fn latin1(text: &str) -> Vec<u8> {
+    text.chars().map(|c| if (c as u32) < 256 { c as u8 } else { b'?' }).collect()
+}
