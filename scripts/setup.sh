@@ -24,6 +24,9 @@ command -v tio >/dev/null || need+=(tio)
 command -v screen >/dev/null || need+=(screen)
 command -v Xvfb >/dev/null || need+=(xvfb)
 command -v xterm >/dev/null || need+=(xterm)
+# st, a peer in `blitty bench window` (alacritty and kitty are measured when installed: they
+# bring OpenGL and much else, left to the user).
+command -v stterm >/dev/null || need+=(stterm)
 # The pixel renderer's font (blitty replay --png, and its tests) and fontconfig to find it.
 command -v fc-match >/dev/null || need+=(fontconfig)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || need+=(fonts-dejavu-core)

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use crate::ports_bench;
 use crate::probes::Copy;
 use crate::report::{Context, Error, Reports, Section};
-use crate::{engine_bench, run_bench, scroll_bench, sessions_bench, stdio_bench, stones_bench, writes_bench};
+use crate::{
+    engine_bench, run_bench, scroll_bench, sessions_bench, stdio_bench, stones_bench, window_bench, writes_bench,
+};
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -49,6 +51,8 @@ enum Which {
     Ports,
     /// The session server: a flood in a vty no client shows, and memory per vty, against tmux.
     Sessions,
+    /// cat into terminal windows under Xvfb (blitty window, xterm, st, alacritty, kitty).
+    Window,
 }
 
 #[derive(clap::Args)]
@@ -145,7 +149,7 @@ impl Programs {
 type Experiment = fn(&Context, &mut dyn FnMut(&str)) -> Result<Section, Error>;
 
 /// Every experiment, in the order `all` runs them.
-const EXPERIMENTS: [(Which, Experiment); 8] = [
+const EXPERIMENTS: [(Which, Experiment); 9] = [
     (Which::Engine, engine_bench::experiment),
     (Which::Writes, writes_bench::experiment),
     (Which::Stones, stones_bench::experiment),
@@ -154,6 +158,7 @@ const EXPERIMENTS: [(Which, Experiment); 8] = [
     (Which::Run, run_bench::experiment),
     (Which::Ports, ports_bench::experiment),
     (Which::Sessions, sessions_bench::experiment),
+    (Which::Window, window_bench::experiment),
 ];
 
 pub fn run(args: BenchArgs) -> Result<(), Error> {

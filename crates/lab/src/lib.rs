@@ -18,5 +18,6 @@ pub mod sessions_bench;
 pub mod stdio_bench;
 pub mod stones_bench;
 pub mod terminals;
+pub mod window_bench;
 pub mod workloads;
 pub mod writes_bench;

@@ -108,7 +108,7 @@ fn drained(argv: &[String], timeout: Duration) -> Result<u64, String> {
 /// The ceiling: runs `argv` on a pty of 80x24 whose master is drained with blocking 64 KiB
 /// reads and nothing else (no poll, no clock, no parsing) until the child's side closes; a
 /// watchdog kills the child after `timeout`. Returns the number of read() calls.
-fn drained_blocking(argv: &[String], timeout: Duration) -> Result<u64, String> {
+pub(crate) fn drained_blocking(argv: &[String], timeout: Duration) -> Result<u64, String> {
     let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
     let mut pty = blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols: 80, rows: 24 })
         .map_err(|e| format!("cannot start {}: {e}", argv[0].to_string_lossy()))?;

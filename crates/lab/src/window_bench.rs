@@ -1,0 +1,277 @@
+//! `blitty bench window`: `cat` of plain and colour-dense text into terminal windows under one
+//! Xvfb, timed by the writer, as a fraction of what a bare pty reader takes (the ceiling), at
+//! 80x24 and 200x60: blitty window against xterm, st, alacritty and kitty.
+//!
+//! Under Xvfb there is no GPU: alacritty and kitty draw with Mesa's software OpenGL (llvmpipe),
+//! which is what these machines have. A terminal that is not installed is reported as missing
+//! (scripts/setup.sh installs xterm and st; alacritty and kitty are left to the user:
+//! `apt-get install alacritty kitty`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use comfy_table::{presets::ASCII_MARKDOWN, Table};
+
+use crate::report::{header, machine, Context, Error, Section};
+use crate::run_bench::{drained_blocking, which, writer};
+
+pub struct Options {
+    pub quick: bool,
+    pub blitty: PathBuf,
+}
+
+/// The terminals, in the order the table lists them.
+const TERMINALS: [&str; 5] = ["blitty window", "xterm", "st", "alacritty", "kitty"];
+
+/// The command that runs shell command `cmd` in terminal `name` at `cols` x `rows`, or why not.
+fn argv(name: &str, blitty: &Path, cols: u16, rows: u16, cmd: &str) -> Result<Vec<String>, String> {
+    let sh = |v: &mut Vec<String>| v.extend(["sh".to_string(), "-c".to_string(), cmd.to_string()]);
+    let mut v: Vec<String> = Vec::new();
+    let missing = |p: &str, pkg: &str| format!("not installed (apt-get install {pkg}; no {p} on PATH)");
+    match name {
+        "blitty window" => {
+            v.extend([
+                blitty.display().to_string(),
+                "window".into(),
+                "--size".into(),
+                format!("{cols}x{rows}"),
+                "--".into(),
+            ]);
+        }
+        "xterm" => {
+            if !which("xterm") {
+                return Err(missing("xterm", "xterm"));
+            }
+            v.extend(["xterm".into(), "-geometry".into(), format!("{cols}x{rows}"), "-e".into()]);
+        }
+        "st" => {
+            let st = ["stterm", "st"].into_iter().find(|p| which(p)).ok_or_else(|| missing("stterm", "stterm"))?;
+            v.extend([st.to_string(), "-g".into(), format!("{cols}x{rows}"), "-e".into()]);
+        }
+        "alacritty" => {
+            if !which("alacritty") {
+                return Err(missing("alacritty", "alacritty"));
+            }
+            v.extend([
+                "alacritty".into(),
+                "-o".into(),
+                format!("window.dimensions.columns={cols}"),
+                "-o".into(),
+                format!("window.dimensions.lines={rows}"),
+                "-e".into(),
+            ]);
+        }
+        "kitty" => {
+            if !which("kitty") {
+                return Err(missing("kitty", "kitty"));
+            }
+            v.extend([
+                "kitty".into(),
+                "-o".into(),
+                format!("initial_window_width={cols}c"),
+                "-o".into(),
+                format!("initial_window_height={rows}c"),
+                "-o".into(),
+                "remember_window_size=no".into(),
+            ]);
+        }
+        _ => return Err("unknown".into()),
+    }
+    sh(&mut v);
+    Ok(v)
+}
+
+/// An X server of the bench's own: `-displayfd` says which display it took once it listens.
+struct Xvfb {
+    child: std::process::Child,
+    display: String,
+}
+
+impl Xvfb {
+    fn start() -> Result<Xvfb, String> {
+        if !which("Xvfb") {
+            return Err("not installed (apt-get install xvfb)".into());
+        }
+        let mut child = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "2560x1600x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start Xvfb: {e}"))?;
+        let mut line = String::new();
+        let out = child.stdout.take().ok_or("no stdout")?;
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line).map_err(|e| e.to_string())?;
+        if line.trim().is_empty() {
+            let _ = child.kill();
+            return Err("Xvfb did not start".into());
+        }
+        Ok(Xvfb { child, display: format!(":{}", line.trim()) })
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `argv` on `display` until it ends (at most TIMEOUT), then reads the writer's timing.
+fn timed(argv: &[String], display: &str, out: &Path) -> Result<f64, String> {
+    let _ = std::fs::remove_file(out);
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .env("DISPLAY", display)
+        .env("LIBGL_ALWAYS_SOFTWARE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", argv[0]))?;
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            return match std::fs::read_to_string(out).ok().and_then(|t| t.trim().parse::<f64>().ok()) {
+                Some(ns) => Ok(ns / 1e9),
+                None => Err(format!("it ended ({status}) without the flood's timing")),
+            };
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("timed out".into());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+const TIMEOUT: Duration = Duration::from_secs(600);
+
+/// One cell of the table: MB/s, or why not.
+type Cell = Result<f64, String>;
+
+pub struct Report {
+    pub files: Vec<(String, u64)>,
+    pub sizes: Vec<(u16, u16)>,
+    /// Per size, per file: the ceiling's MB/s, then per terminal.
+    pub ceiling: Vec<Vec<Cell>>,
+    pub rows: Vec<(String, Vec<Vec<Cell>>)>,
+}
+
+pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, String> {
+    let dir = std::env::temp_dir().join(format!("blitty-bench-window-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let (plain_mb, colour_mb) = if opts.quick { (10, 4) } else { (100, 20) };
+    progress("generating files");
+    let (plain, colour) = crate::run_bench::flood_files(&dir, plain_mb, colour_mb, 11)?;
+    let files = vec![
+        (format!("plain text, {plain_mb} MB"), plain),
+        (format!("SGR-dense (256-colour per cell), {colour_mb} MB"), colour),
+    ];
+    let sizes = vec![(80u16, 24u16), (200, 60)];
+    let xvfb = Xvfb::start();
+    let out = dir.join("timing");
+    let mut ceiling = Vec::new();
+    let mut rows: Vec<(String, Vec<Vec<Cell>>)> = TERMINALS.iter().map(|t| (t.to_string(), Vec::new())).collect();
+    for &(cols, lines) in &sizes {
+        let mut per_file = Vec::new();
+        for (label, file) in &files {
+            progress(&format!("a bare pty reader, {label}"));
+            let cmd = writer(file, &out);
+            let argv: Vec<String> = vec!["sh".into(), "-c".into(), cmd.clone()];
+            let _ = std::fs::remove_file(&out);
+            let mb = std::fs::metadata(file).map_err(|e| e.to_string())?.len() as f64 / 1e6;
+            per_file.push(drained_blocking(&argv, TIMEOUT).and_then(|_| {
+                let ns: f64 = std::fs::read_to_string(&out)
+                    .map_err(|e| e.to_string())?
+                    .trim()
+                    .parse()
+                    .map_err(|_| "no timing")?;
+                Ok(mb / (ns / 1e9))
+            }));
+        }
+        ceiling.push(per_file);
+        for (name, cells) in rows.iter_mut() {
+            let mut per_file = Vec::new();
+            for (label, file) in &files {
+                progress(&format!("{name} at {cols}x{lines}, {label}"));
+                let mb = std::fs::metadata(file).map_err(|e| e.to_string())?.len() as f64 / 1e6;
+                let cell = match (&xvfb, argv(name, &opts.blitty, cols, lines, &writer(file, &out))) {
+                    (Err(e), _) => Err(e.clone()),
+                    (_, Err(e)) => Err(e),
+                    (Ok(x), Ok(argv)) => timed(&argv, &x.display, &out).map(|s| mb / s),
+                };
+                per_file.push(cell);
+            }
+            cells.push(per_file);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let files = files.iter().map(|(l, f)| (l.clone(), std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))).collect();
+    Ok(Report { files, sizes, ceiling, rows })
+}
+
+pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Section, Error> {
+    let report = run(&Options { quick: ctx.quick, blitty: ctx.blitty.clone() }, progress)?;
+    let cell_json = |c: &Cell| match c {
+        Ok(v) => serde_json::json!(v),
+        Err(e) => serde_json::json!({ "error": e }),
+    };
+    let json = serde_json::json!({
+        "command": ctx.command, "machine": machine(),
+        "files": report.files.iter().map(|(l, _)| l).collect::<Vec<_>>(),
+        "sizes": report.sizes.iter().map(|(c, r)| format!("{c}x{r}")).collect::<Vec<_>>(),
+        "ceiling_mbps": report.ceiling.iter().map(|s| s.iter().map(cell_json).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "terminals_mbps": report.rows.iter().map(|(n, s)| serde_json::json!({
+            "terminal": n,
+            "mbps": s.iter().map(|f| f.iter().map(cell_json).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    });
+    Ok(Section { name: "window", markdown: markdown(&report, &ctx.command), json })
+}
+
+fn markdown(r: &Report, command: &str) -> String {
+    let mut s =
+        header("window: cat into terminal windows under Xvfb, as a fraction of a bare pty reader", command, false);
+    let _ = writeln!(
+        s,
+        "The writer times `cat`; a bare pty reader (blocking 64 KiB reads, nothing else) is the ceiling. Software rendering: Xvfb has no GPU, so alacritty and kitty draw with Mesa's llvmpipe. Target for blitty window: at least 0.9 of the ceiling on both files at both sizes.  \n"
+    );
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN);
+    let mut head = vec!["terminal".to_string()];
+    for (cols, rows) in &r.sizes {
+        for (label, _) in &r.files {
+            head.push(format!("{cols}x{rows}, {label}: MB/s (fraction)"));
+        }
+    }
+    t.set_header(head);
+    let mut ceiling = vec!["bare pty reader (ceiling)".to_string()];
+    for per_size in &r.ceiling {
+        for c in per_size {
+            ceiling.push(c.as_ref().map_or_else(|e| e.clone(), |v| format!("{v:.0}")));
+        }
+    }
+    t.add_row(ceiling);
+    for (name, per_size) in &r.rows {
+        let mut cells = vec![name.clone()];
+        for (si, per_file) in per_size.iter().enumerate() {
+            for (fi, c) in per_file.iter().enumerate() {
+                cells.push(match (c, r.ceiling.get(si).and_then(|s| s.get(fi))) {
+                    (Ok(v), Some(Ok(top))) => format!("{v:.1} ({:.2})", v / top),
+                    (Ok(v), _) => format!("{v:.1}"),
+                    (Err(e), _) => e.clone(),
+                });
+            }
+        }
+        t.add_row(cells);
+    }
+    let _ = writeln!(s, "{t}\n");
+    let _ = writeln!(
+        s,
+        "Not measured yet: frames per second during the flood, X requests and bytes per frame, CPU of each terminal and of the X server per GB, and key-to-pixels latency."
+    );
+    s
+}
