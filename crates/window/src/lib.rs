@@ -2,8 +2,10 @@
 //! display. The program runs on a pty; its output is parsed by the engine; the pixel renderer
 //! keeps the screen as a shadow framebuffer in memory, drawing only the damaged cells (a
 //! full-screen scroll moves the buffer's rows); at most `hz` times a second the band of rows
-//! that changed goes to the X server in PutImage requests, one per band (split only where the
-//! server's request limit says so). A window that is not mapped (minimised, on another
+//! that changed goes to the X server: with MIT-SHM (the server on this machine), copied into a
+//! shared memory segment and shown with one ShmPutImage, the next frame waiting for the
+//! server's completion event; without it (a remote display), in PutImage requests, split only
+//! where the server's request limit says so. A window that is not mapped (minimised, on another
 //! desktop) presents nothing; the engine goes on parsing.
 //!
 //! The loop has the shape of blitty's other loops (`blitty_io::event`): one poll over the X
@@ -12,8 +14,8 @@
 //! Keys (`keys.rs`) are read from the X server's keyboard map (core protocol: the keysym of a
 //! key with Shift, CapsLock and NumLock taken into account) and encoded as xterm encodes them.
 //! Not yet: xkbcommon (dead keys, compose), mouse selection and the X clipboards, mouse
-//! reporting, scrollback, MIT-SHM, virtual terminals and `--attach`, the urgency hint for the
-//! bell (see the README).
+//! reporting, scrollback, virtual terminals and `--attach`, the urgency hint for the bell (see
+//! the README).
 
 mod keys;
 
@@ -84,6 +86,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
     let mut term = Terminal::with_scrollback(opts.cols, opts.rows, opts.scrollback);
     let (mut width, mut height) = ((opts.cols * cw) as u16, (opts.rows * ch) as u16);
     let bg = pixel_of(term.screen().palette().background);
+    let mut shm = Shm::available(&conn);
 
     let win = conn.generate_id().map_err(x_err)?;
     let events = EventMask::EXPOSURE | EventMask::KEY_PRESS | EventMask::STRUCTURE_NOTIFY | EventMask::FOCUS_CHANGE;
@@ -194,6 +197,11 @@ pub fn run(opts: Options) -> Result<i32, String> {
                     dirty = true;
                 }
                 Event::UnmapNotify(_) => mapped = false,
+                Event::ShmCompletion(_) => {
+                    if let Some(s) = shm.as_mut() {
+                        s.busy = false;
+                    }
+                }
                 Event::ConfigureNotify(c) if (c.width, c.height) != (width, height) => {
                     (width, height) = (c.width, c.height);
                     let cols = (width as usize / cw).clamp(1, blitty_vt::term::MAX_COLS);
@@ -276,12 +284,22 @@ pub fn run(opts: Options) -> Result<i32, String> {
             set_title(&shown_title)?;
         }
         let now = Instant::now();
-        if dirty && mapped && pacer.due(now) {
+        let shm_busy = shm.as_ref().is_some_and(|s| s.busy);
+        if dirty && mapped && !shm_busy && pacer.due(now) {
             let rects = renderer.render(term.screen());
             term.screen_mut().clear_damage();
             if let (Some(top), Some(bottom)) = (rects.iter().map(|r| r.y).min(), rects.iter().map(|r| r.y + r.h).max())
             {
-                put_rows(&conn, win, gc, depth, &renderer.fb, top, bottom, max_bytes, big_endian)?;
+                let fb = &renderer.fb;
+                match shm.as_mut().map(|s| s.put(&conn, win, gc, depth, fb, top, bottom, big_endian)) {
+                    Some(Ok(())) => {}
+                    Some(Err(_)) => {
+                        // The server would not take the segment: PutImage from now on.
+                        shm = None;
+                        put_rows(&conn, win, gc, depth, fb, 0, fb.height, max_bytes, big_endian)?;
+                    }
+                    None => put_rows(&conn, win, gc, depth, fb, top, bottom, max_bytes, big_endian)?,
+                }
             }
             conn.flush().map_err(x_err)?;
             pacer.sent(now);
@@ -327,6 +345,118 @@ fn put_rows(
         y += n;
     }
     Ok(())
+}
+
+/// A MIT-SHM segment shared with the X server (a memfd it maps, SHM 1.2), as large as the
+/// framebuffer; made again when the window grows.
+struct Shm {
+    seg: u32,
+    map: *mut u8,
+    len: usize,
+    /// A ShmPutImage is in flight: the server may still be reading the segment.
+    busy: bool,
+}
+
+impl Shm {
+    /// None when the server has no MIT-SHM 1.2 (fd passing): a remote display.
+    fn available(conn: &RustConnection) -> Option<Shm> {
+        use x11rb::protocol::shm::ConnectionExt as _;
+        let v = conn.shm_query_version().ok()?.reply().ok()?;
+        ((v.major_version, v.minor_version) >= (1, 2)).then_some(Shm {
+            seg: 0,
+            map: std::ptr::null_mut(),
+            len: 0,
+            busy: false,
+        })
+    }
+
+    /// A segment of at least `len` bytes.
+    fn ensure(&mut self, conn: &RustConnection, len: usize) -> Result<(), String> {
+        use x11rb::protocol::shm::ConnectionExt as _;
+        if len <= self.len {
+            return Ok(());
+        }
+        self.release(conn);
+        let fd =
+            rustix::fs::memfd_create("blitty-window", rustix::fs::MemfdFlags::CLOEXEC).map_err(|e| e.to_string())?;
+        rustix::fs::ftruncate(&fd, len as u64).map_err(|e| e.to_string())?;
+        // SAFETY: a fresh shared mapping of our own memfd, `len` bytes; it is unmapped only in
+        // `release`, after the server has been told to let go of it.
+        let map = unsafe {
+            rustix::mm::mmap(
+                std::ptr::null_mut(),
+                len,
+                rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
+                rustix::mm::MapFlags::SHARED,
+                &fd,
+                0,
+            )
+        }
+        .map_err(|e| e.to_string())?;
+        let seg = conn.generate_id().map_err(x_err)?;
+        conn.shm_attach_fd(seg, fd, true).map_err(x_err)?;
+        (self.seg, self.map, self.len) = (seg, map.cast(), len);
+        Ok(())
+    }
+
+    fn release(&mut self, conn: &RustConnection) {
+        use x11rb::protocol::shm::ConnectionExt as _;
+        if self.len > 0 {
+            let _ = conn.shm_detach(self.seg);
+            // SAFETY: the mapping made in `ensure`, not used after this.
+            let _ = unsafe { rustix::mm::munmap(self.map.cast(), self.len) };
+            self.len = 0;
+        }
+    }
+
+    /// Copies framebuffer rows `[top, bottom)` into the segment and shows them with one
+    /// ShmPutImage; the server says when it is done (ShmCompletion).
+    #[allow(clippy::too_many_arguments)]
+    fn put(
+        &mut self,
+        conn: &RustConnection,
+        win: u32,
+        gc: u32,
+        depth: u8,
+        fb: &blitty_pixel::Framebuffer,
+        top: usize,
+        bottom: usize,
+        big_endian: bool,
+    ) -> Result<(), String> {
+        use x11rb::protocol::shm::ConnectionExt as _;
+        let bottom = bottom.min(fb.height);
+        if top >= bottom {
+            return Ok(());
+        }
+        self.ensure(conn, fb.width * fb.height * 4)?;
+        // SAFETY: the segment is at least width * height * 4 bytes (ensure), and the server is
+        // not reading it (no ShmPutImage in flight: `busy` is false).
+        let seg = unsafe { std::slice::from_raw_parts_mut(self.map, self.len) };
+        let (from, to) = (top * fb.width, bottom * fb.width);
+        for (dst, p) in seg[from * 4..to * 4].chunks_exact_mut(4).zip(&fb.pixels[from..to]) {
+            dst.copy_from_slice(&if big_endian { p.to_be_bytes() } else { p.to_le_bytes() });
+        }
+        conn.shm_put_image(
+            win,
+            gc,
+            fb.width as u16,
+            fb.height as u16,
+            0,
+            top as u16,
+            fb.width as u16,
+            (bottom - top) as u16,
+            0,
+            top as i16,
+            depth,
+            ImageFormat::Z_PIXMAP.into(),
+            true,
+            self.seg,
+            0,
+        )
+        .map_err(x_err)?;
+        self.busy = true;
+        Ok(())
+    }
 }
 
 fn pixel_of(c: blitty_vt::Rgb) -> u32 {
