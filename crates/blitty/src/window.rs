@@ -9,7 +9,8 @@ use crate::config;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The window's size in cells, COLSxROWS (at most 2048x1024).
+    /// The window's size in cells, COLSxROWS (at most 2048x1024, and 16384 pixels a side at the
+    /// font's size).
     #[arg(long, value_name = "COLSxROWS", default_value = "80x24", value_parser = grid_size)]
     size: (usize, usize),
     /// The window's title [default: the program's name, then what the program sets (OSC 0 and 2)].

@@ -199,6 +199,15 @@ fn the_window_closes_with_the_programs_status_and_without_a_display_says_so() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.starts_with("blitty: cannot open the X display") && err.lines().count() == 1, "{err}");
+    // A grid whose pixels would pass 16384 a side: one line, before any window is made.
+    let big = Command::new(BLITTY)
+        .args(["window", "--size", "2048x1024", "--", "true"])
+        .env("DISPLAY", &x.display)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&big.stderr);
+    assert_eq!(big.status.code(), Some(2), "{err}");
+    assert!(err.contains("larger than 16384x16384 pixels") && err.lines().count() == 1, "{err}");
     let bad = Command::new(BLITTY).args(["window", "--size", "0x5"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected COLSxROWS"));

@@ -53,6 +53,9 @@ pub struct Options {
     pub hold: bool,
 }
 
+/// The most pixels a window's side may have (a framebuffer's bound, within X's 16 bits).
+pub const MAX_SIDE: usize = 16384;
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Part {
     X,
@@ -81,8 +84,17 @@ pub fn run(opts: Options) -> Result<i32, String> {
     let big_endian = setup.image_byte_order == ImageOrder::MSB_FIRST;
     let keyboard = Keyboard::load(&conn).map_err(x_err)?;
 
+    let (cw, ch) = (opts.fonts.cell_w, opts.fonts.cell_h);
+    // The window's pixels are bounded as a framebuffer's (and X's 16-bit sizes): a grid that
+    // would not fit is refused, and resizing never makes one.
+    let (max_cols, max_rows) = (MAX_SIDE / cw, MAX_SIDE / ch);
+    if opts.cols > max_cols || opts.rows > max_rows {
+        return Err(format!(
+            "a {}x{} window of {cw}x{ch}-pixel cells is larger than {MAX_SIDE}x{MAX_SIDE} pixels; at this font size at most {}x{} cells",
+            opts.cols, opts.rows, max_cols.min(blitty_vt::term::MAX_COLS), max_rows.min(blitty_vt::term::MAX_ROWS)
+        ));
+    }
     let mut renderer = Renderer::new(opts.fonts, opts.cols, opts.rows);
-    let (cw, ch) = renderer.cell_size();
     let mut term = Terminal::with_scrollback(opts.cols, opts.rows, opts.scrollback);
     let (mut width, mut height) = ((opts.cols * cw) as u16, (opts.rows * ch) as u16);
     let bg = pixel_of(term.screen().palette().background);
@@ -204,8 +216,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 }
                 Event::ConfigureNotify(c) if (c.width, c.height) != (width, height) => {
                     (width, height) = (c.width, c.height);
-                    let cols = (width as usize / cw).clamp(1, blitty_vt::term::MAX_COLS);
-                    let rows = (height as usize / ch).clamp(1, blitty_vt::term::MAX_ROWS);
+                    let cols = (width as usize / cw).clamp(1, blitty_vt::term::MAX_COLS.min(max_cols));
+                    let rows = (height as usize / ch).clamp(1, blitty_vt::term::MAX_ROWS.min(max_rows));
                     if (cols, rows) != (term.screen().cols(), term.screen().rows()) {
                         term.resize(cols, rows);
                         renderer.resize(cols, rows);
