@@ -114,10 +114,11 @@ fn a_program_in_the_window_is_drawn_typed_to_resized_and_hung_up_on_close() {
     let out = Scratch::new("window-keys.out");
     let size_file = Scratch::new("window-size.out");
     let shown = "hello \x1b[1;31mwindow\x1b[0m \u{2500}\u{2500} \u{65e5}\u{672c}\r\n";
-    // The program: prints, takes five bytes raw, reports its size after SIGWINCH, then waits.
+    // The program: reports its size after a SIGWINCH (the trap is set first, so no resize is
+    // missed), rings the bell, prints, takes five bytes raw, then waits.
     let script = format!(
-        "printf '{}'; stty raw -echo; head -c 5 > {out}; trap 'stty size > {size}.part; mv {size}.part {size}' WINCH; \
-         while :; do sleep 0.05; done",
+        "trap 'stty size > {size}.part; mv {size}.part {size}' WINCH; printf '\\a{}'; stty raw -echo; \
+         head -c 5 > {out}; while :; do sleep 0.05; done",
         shown.replace('\x1b', "\\033").replace('\r', "\\r").replace('\n', "\\n"),
         out = out.display(),
         size = size_file.display()
@@ -148,8 +149,20 @@ fn a_program_in_the_window_is_drawn_typed_to_resized_and_hung_up_on_close() {
     let differ = got.iter().zip(&want).filter(|(a, b)| a != b).count() + want.len().abs_diff(got.len());
     assert_eq!(differ, 0, "pixels differing from `blitty replay --png` ({pw}x{ph})");
 
+    // The bell rang while the window had no focus: the urgency hint is set; the focus clears it.
+    let urgent = || {
+        conn.get_property(false, win, AtomEnum::WM_HINTS, AtomEnum::WM_HINTS, 0, 9)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .and_then(|p| p.value32().and_then(|mut v| v.next()))
+            .is_some_and(|flags| flags & 256 != 0)
+    };
+    assert!(urgent(), "the bell sets the urgency hint of an unfocused window");
     // Keys typed with XTEST reach the program: a, b and the Up arrow (ESC [ A).
     conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    conn.flush().unwrap();
+    wait_until(|| !urgent());
+    assert!(!urgent(), "the focus clears the urgency hint");
     for sym in [0x61, 0x62, 0xff52] {
         tap(&conn, keycode(&conn, sym));
     }

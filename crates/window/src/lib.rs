@@ -14,8 +14,7 @@
 //! Keys (`keys.rs`) are read from the X server's keyboard map (core protocol: the keysym of a
 //! key with Shift, CapsLock and NumLock taken into account) and encoded as xterm encodes them.
 //! Not yet: xkbcommon (dead keys, compose), mouse selection and the X clipboards, mouse
-//! reporting, scrollback, virtual terminals and `--attach`, the urgency hint for the bell (see
-//! the README).
+//! reporting, scrollback, virtual terminals and `--attach` (see the README).
 
 mod keys;
 
@@ -136,6 +135,20 @@ pub fn run(opts: Options) -> Result<i32, String> {
         Ok(())
     };
     set_title(fixed_title.as_deref().unwrap_or(&program))?;
+    // WM_HINTS: input focus wanted; the urgency hint (ICCCM) when the bell rang unseen.
+    let set_urgent = |urgent: bool| -> Result<(), String> {
+        let flags = 1 | if urgent { 256 } else { 0 };
+        conn.change_property32(
+            PropMode::REPLACE,
+            win,
+            AtomEnum::WM_HINTS,
+            AtomEnum::WM_HINTS,
+            &[flags, 1, 0, 0, 0, 0, 0, 0, 0],
+        )
+        .map_err(x_err)?;
+        Ok(())
+    };
+    set_urgent(false)?;
     let gc = conn.generate_id().map_err(x_err)?;
     conn.create_gc(gc, win, &CreateGCAux::new()).map_err(x_err)?;
     conn.map_window(win).map_err(x_err)?;
@@ -151,6 +164,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
     let mut mapped = false;
     let mut dirty = true;
     let mut shown_title = String::new();
+    let (mut focused, mut urgent, mut bells_seen) = (false, false, 0u64);
     let mut ended: Option<i32> = None;
     // Largest PutImage: the server's limit less the request's header.
     let max_bytes = conn.maximum_request_bytes().saturating_sub(64).max(4 * width as usize);
@@ -209,6 +223,14 @@ pub fn run(opts: Options) -> Result<i32, String> {
                     dirty = true;
                 }
                 Event::UnmapNotify(_) => mapped = false,
+                Event::FocusIn(_) => {
+                    focused = true;
+                    if urgent {
+                        urgent = false;
+                        set_urgent(false)?;
+                    }
+                }
+                Event::FocusOut(_) => focused = false,
                 Event::ShmCompletion(_) => {
                     if let Some(s) = shm.as_mut() {
                         s.busy = false;
@@ -290,6 +312,15 @@ pub fn run(opts: Options) -> Result<i32, String> {
             }
         }
 
+        // The bell: the urgency hint while the window does not have the focus (window managers
+        // mark the window or its task), cleared when it gets it, as xterm's bellIsUrgent does.
+        if term.screen().bells() != bells_seen {
+            bells_seen = term.screen().bells();
+            if !focused && !urgent {
+                urgent = true;
+                set_urgent(true)?;
+            }
+        }
         // The title, as plain text (OSC 0 and 2), unless --title fixed it.
         if fixed_title.is_none() && term.screen().title() != shown_title && !term.screen().title().is_empty() {
             shown_title = term.screen().title().to_string();
