@@ -225,3 +225,75 @@ fn the_window_closes_with_the_programs_status_and_without_a_display_says_so() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected COLSxROWS"));
 }
+
+/// Waits until the window shows what `blitty replay --png` draws for `bytes`; the number of
+/// pixels that differ then (0 when it does).
+fn differs_from_replay(conn: &RustConnection, win: u32, bytes: &[u8], cols: usize, rows: usize) -> usize {
+    let (pw, ph, want) = replay_png(bytes, cols, rows, "10");
+    let mut got = Vec::new();
+    wait_until(|| {
+        got = pixels(conn, win, pw as u16, ph as u16);
+        got == want
+    });
+    got.iter().zip(&want).filter(|(a, b)| a != b).count() + want.len().abs_diff(got.len())
+}
+
+/// Lines `from..=to` of `seq`, CR LF between them, the cursor hidden: a view back in the
+/// scrollback as the headless renderer draws it.
+fn seq_view(from: u32, to: u32) -> Vec<u8> {
+    let lines: Vec<String> = (from..=to).map(|i| i.to_string()).collect();
+    format!("\x1b[?25l{}", lines.join("\r\n")).into_bytes()
+}
+
+#[test]
+fn shift_page_up_and_the_wheel_scroll_back_and_a_key_comes_back() {
+    let x = Xvfb::start();
+    let (conn, screen_num) = x11rb::connect(Some(&x.display)).expect("the test's X server");
+    let root = conn.setup().roots[screen_num].root;
+    let mut blitty = Command::new(BLITTY)
+        .args(["window", "--size", "40x8", "--font-size", "10", "--", "sh", "-c", "seq 1 100; exec cat > /dev/null"])
+        .env("DISPLAY", &x.display)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let win = loop {
+        if let Some(w) = blitty_window(&conn, root) {
+            break w;
+        }
+        assert!(Instant::now() < deadline, "no blitty window appeared");
+        std::thread::sleep(Duration::from_millis(30));
+    };
+    // Live: 94 to 100 and the cursor's empty row; history holds 1 to 93.
+    let live: Vec<u8> = (1..=100).flat_map(|i| format!("{i}\r\n").into_bytes()).collect();
+    assert_eq!(differs_from_replay(&conn, win, &live, 40, 8), 0, "the live screen");
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    let shift = keycode(&conn, 0xffe1);
+    let press = |code: u8, down: bool| {
+        conn.xtest_fake_input(if down { 2 } else { 3 }, code, 0, x11rb::NONE, 0, 0, 0).unwrap();
+        conn.flush().unwrap();
+    };
+    // Shift-PageUp: a page (8 lines) back.
+    press(shift, true);
+    tap(&conn, keycode(&conn, 0xff55));
+    press(shift, false);
+    assert_eq!(differs_from_replay(&conn, win, &seq_view(86, 93), 40, 8), 0, "a page back");
+    // Shift-PageDown: the live screen again.
+    press(shift, true);
+    tap(&conn, keycode(&conn, 0xff56));
+    press(shift, false);
+    assert_eq!(differs_from_replay(&conn, win, &live, 40, 8), 0, "back to the live screen");
+    // The wheel (button 4) over the window: three lines back.
+    conn.xtest_fake_input(6, 0, 0, root, 20, 20, 0).unwrap(); // MotionNotify to (20, 20)
+    conn.xtest_fake_input(4, 4, 0, x11rb::NONE, 0, 0, 0).unwrap(); // ButtonPress 4
+    conn.xtest_fake_input(5, 4, 0, x11rb::NONE, 0, 0, 0).unwrap(); // ButtonRelease 4
+    conn.flush().unwrap();
+    assert_eq!(differs_from_replay(&conn, win, &seq_view(91, 98), 40, 8), 0, "three lines back");
+    // A key typed goes to the program and shows the live screen again.
+    tap(&conn, keycode(&conn, 0x61));
+    let mut typed = live.clone();
+    typed.push(b'a');
+    assert_eq!(differs_from_replay(&conn, win, &typed, 40, 8), 0, "live again, with the echo");
+    let _ = blitty.kill();
+    let _ = blitty.wait();
+}

@@ -183,6 +183,31 @@ impl Renderer {
         (self.fonts.cell_w, self.fonts.cell_h)
     }
 
+    /// Draws the view `offset` lines back in the scrollback (0: the live screen, as `render`).
+    /// A view back in history is drawn whole, without the cursor, and the next live render
+    /// draws every cell again.
+    pub fn render_back(&mut self, screen: &Screen, offset: usize) -> Vec<Rect> {
+        let offset = offset.min(screen.history_len());
+        if offset == 0 {
+            return self.render(screen);
+        }
+        let bg = pack(screen.palette().background);
+        self.fb.pixels.fill(bg);
+        let (history, rows) = (screen.history_len(), self.rows.min(screen.rows()));
+        for y in 0..rows {
+            let at = history - offset + y;
+            let line = if at < history { screen.history_row(at) } else { screen.row(at - history) };
+            for x in 0..line.len().min(self.cols) {
+                let cell = line[x];
+                let wide = x + 1 < line.len() && line[x + 1].is_spacer();
+                self.draw_cell(screen, x, y, cell, line.style(cell), wide);
+            }
+        }
+        self.cursor_at = None;
+        self.full = true;
+        vec![Rect { x: 0, y: 0, w: self.fb.width, h: self.fb.height }]
+    }
+
     /// The next render draws every cell (the window was exposed).
     pub fn invalidate(&mut self) {
         self.full = true;

@@ -14,7 +14,7 @@
 //! Keys (`keys.rs`) are read from the X server's keyboard map (core protocol: the keysym of a
 //! key with Shift, CapsLock and NumLock taken into account) and encoded as xterm encodes them.
 //! Not yet: xkbcommon (dead keys, compose), mouse selection and the X clipboards, mouse
-//! reporting, scrollback, virtual terminals and `--attach` (see the README).
+//! reporting, virtual terminals and `--attach` (see the README).
 
 mod keys;
 
@@ -100,7 +100,11 @@ pub fn run(opts: Options) -> Result<i32, String> {
     let mut shm = Shm::available(&conn);
 
     let win = conn.generate_id().map_err(x_err)?;
-    let events = EventMask::EXPOSURE | EventMask::KEY_PRESS | EventMask::STRUCTURE_NOTIFY | EventMask::FOCUS_CHANGE;
+    let events = EventMask::EXPOSURE
+        | EventMask::KEY_PRESS
+        | EventMask::BUTTON_PRESS
+        | EventMask::STRUCTURE_NOTIFY
+        | EventMask::FOCUS_CHANGE;
     conn.create_window(
         depth,
         win,
@@ -165,6 +169,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
     let mut dirty = true;
     let mut shown_title = String::new();
     let (mut focused, mut urgent, mut bells_seen) = (false, false, 0u64);
+    // Lines the view is scrolled back into history (0: the live screen).
+    let mut back = 0usize;
     let mut ended: Option<i32> = None;
     // Largest PutImage: the server's limit less the request's header.
     let max_bytes = conn.maximum_request_bytes().saturating_sub(64).max(4 * width as usize);
@@ -205,10 +211,44 @@ pub fn run(opts: Options) -> Result<i32, String> {
             };
             match ev {
                 Event::KeyPress(k) => {
-                    let bytes =
-                        encode(keyboard.keysym(k.detail, k.state.into()), k.state.into(), term.screen().modes());
+                    let (sym, state) = (keyboard.keysym(k.detail, k.state.into()), u16::from(k.state));
+                    let screen = term.screen();
+                    // Shift-PageUp and Shift-PageDown page through the scrollback (the
+                    // alternate screen has none: they go to the program there).
+                    if state & keys::SHIFT != 0 && matches!(sym, 0xff55 | 0xff56) && !screen.alternate_screen() {
+                        let page = screen.rows();
+                        back = if sym == 0xff55 {
+                            (back + page).min(screen.history_len())
+                        } else {
+                            back.saturating_sub(page)
+                        };
+                        dirty = true;
+                        continue;
+                    }
+                    let bytes = encode(sym, state, screen.modes());
                     if !bytes.is_empty() && ended.is_none() {
                         to_child.extend_from_slice(&bytes);
+                        pacer.key(Instant::now());
+                        // A key typed shows the live screen again (xterm's scrollKey).
+                        if back > 0 {
+                            back = 0;
+                            dirty = true;
+                        }
+                    }
+                }
+                // The wheel: three lines through the scrollback; on the alternate screen with
+                // mode 1007 (alternate scroll), three cursor keys to the program.
+                Event::ButtonPress(b) if b.detail == 4 || b.detail == 5 => {
+                    let screen = term.screen();
+                    if !screen.alternate_screen() {
+                        back =
+                            if b.detail == 4 { (back + 3).min(screen.history_len()) } else { back.saturating_sub(3) };
+                        dirty = true;
+                    } else if screen.modes().alternate_scroll && ended.is_none() {
+                        let key = encode(if b.detail == 4 { 0xff52 } else { 0xff54 }, 0, screen.modes());
+                        for _ in 0..3 {
+                            to_child.extend_from_slice(&key);
+                        }
                         pacer.key(Instant::now());
                     }
                 }
@@ -289,6 +329,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 to_child.extend_from_slice(&term.take_replies());
                 pacer.output(Instant::now());
                 dirty = true;
+                // Output shows the live screen again (xterm's scrollTtyOutput).
+                back = 0;
             }
         }
         for sig in signals.take() {
@@ -329,7 +371,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
         let now = Instant::now();
         let shm_busy = shm.as_ref().is_some_and(|s| s.busy);
         if dirty && mapped && !shm_busy && pacer.due(now) {
-            let rects = renderer.render(term.screen());
+            let rects = renderer.render_back(term.screen(), back);
             term.screen_mut().clear_damage();
             if let (Some(top), Some(bottom)) = (rects.iter().map(|r| r.y).min(), rects.iter().map(|r| r.y + r.h).max())
             {
