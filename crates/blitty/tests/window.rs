@@ -70,9 +70,12 @@ fn pixels(conn: &RustConnection, win: u32, w: u16, h: u16) -> Vec<u32> {
 
 /// `blitty replay --png` of `bytes` at `cols` x `rows`: (width, height, 0xRRGGBB pixels).
 fn replay_png(bytes: &[u8], cols: usize, rows: usize, font_size: &str) -> (usize, usize, Vec<u32>) {
-    let input = Scratch::new("window-replay-input");
+    // Names of their own: the tests run at once in one process, and share its pid.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let input = Scratch::new(&format!("window-replay-input-{n}"));
     std::fs::write(&input, bytes).unwrap();
-    let png_path = Scratch::new("window-replay.png");
+    let png_path = Scratch::new(&format!("window-replay-{n}.png"));
     let out = Command::new(BLITTY)
         .args(["replay", &input.display().to_string(), "--size", &format!("{cols}x{rows}"), "--dump", "none"])
         .args(["--png", &png_path.display().to_string(), "--font-size", font_size])
