@@ -115,6 +115,26 @@ pub struct Config {
     pub default_session: Option<String>,
 }
 
+impl Config {
+    /// The shell programs start without a command: `shell` here, else $SHELL, else /bin/sh.
+    pub fn shell(&self) -> std::ffi::OsString {
+        self.shell
+            .clone()
+            .map(std::ffi::OsString::from)
+            .or_else(|| std::env::var_os("SHELL").filter(|s| !s.is_empty()))
+            .unwrap_or_else(|| "/bin/sh".into())
+    }
+
+    /// `command`, or the shell when it is empty.
+    pub fn command_or_shell(&self, command: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+        if command.is_empty() {
+            vec![self.shell()]
+        } else {
+            command
+        }
+    }
+}
+
 /// `[serial]` or one of its profiles.
 #[derive(Clone, Debug, Default)]
 pub struct Serial {

@@ -40,6 +40,27 @@ pub struct Args {
     scale: f32,
 }
 
+/// The font of a pixel display (`blitty window`, `blitty console`).
+#[derive(clap::Args)]
+pub struct FontArgs {
+    /// A fontconfig font name.
+    #[arg(long, default_value = "DejaVu Sans Mono")]
+    font: String,
+    /// The font size in points, 1 to 200 (at 96 dots per inch).
+    #[arg(long, default_value_t = 12.0, value_parser = font_size)]
+    font_size: f32,
+    /// HiDPI scale, 0.5 to 8.
+    #[arg(long, default_value_t = 1.0, value_parser = scale)]
+    scale: f32,
+}
+
+impl FontArgs {
+    /// The font found through fontconfig.
+    pub fn find(&self) -> anyhow::Result<blitty_pixel::Fonts> {
+        blitty_pixel::Fonts::find(&self.font, self.font_size, self.scale).map_err(anyhow::Error::msg)
+    }
+}
+
 pub fn font_size(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
         Ok(v) if (1.0..=blitty_pixel::MAX_FONT_PT).contains(&v) => Ok(v),

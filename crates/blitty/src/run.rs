@@ -43,12 +43,7 @@ pub struct Args {
 /// Runs the session and returns the exit status to leave with.
 pub fn run(args: Args) -> Result<i32> {
     let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
-    let argv = if args.command.is_empty() {
-        let shell = cfg.shell.clone().map(OsString::from);
-        vec![shell.or_else(|| std::env::var_os("SHELL").filter(|s| !s.is_empty())).unwrap_or_else(|| "/bin/sh".into())]
-    } else {
-        args.command
-    };
+    let argv = cfg.command_or_shell(args.command);
     let status = blitty_io::session::run(blitty_io::session::Options {
         argv,
         hz: args.hz.or(cfg.hz).unwrap_or(60),

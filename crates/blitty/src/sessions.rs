@@ -61,15 +61,8 @@ pub struct ConsoleArgs {
     /// device's, from /sys/class/graphics].
     #[arg(long, value_name = "WxH", value_parser = fb_size)]
     fb_size: Option<(usize, usize)>,
-    /// A fontconfig font name.
-    #[arg(long, default_value = "DejaVu Sans Mono")]
-    font: String,
-    /// The font size in points, 1 to 200 (at 96 dots per inch).
-    #[arg(long, default_value_t = 12.0, value_parser = crate::replay::font_size)]
-    font_size: f32,
-    /// HiDPI scale, 0.5 to 8.
-    #[arg(long, default_value_t = 1.0, value_parser = crate::replay::scale)]
-    scale: f32,
+    #[command(flatten)]
+    font: crate::replay::FontArgs,
     /// Attach to this session instead of starting one.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["name", "command"])]
     attach: Option<String>,
@@ -228,7 +221,7 @@ pub fn console(args: ConsoleArgs) -> Result<i32> {
         Some(s) => s,
         None => device_size(&args.fb)?,
     };
-    let fonts = blitty_pixel::Fonts::find(&args.font, args.font_size, args.scale).map_err(|e| anyhow!(e))?;
+    let fonts = args.font.find()?;
     let display = client::PixelDisplay::open(&args.fb, w, h, fonts).map_err(|e| anyhow!(e))?;
     let (cols, rows) = (display.cols, display.rows);
     let path = socket(&cfg);
@@ -293,12 +286,7 @@ pub fn kill(args: KillArgs) -> Result<i32> {
 /// by closing its standard error, and serves.
 pub fn server(args: ServerArgs) -> Result<i32> {
     let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
-    let shell = cfg
-        .shell
-        .clone()
-        .map(OsString::from)
-        .or_else(|| std::env::var_os("SHELL").filter(|s| !s.is_empty()))
-        .unwrap_or_else(|| "/bin/sh".into());
+    let shell = cfg.shell();
     let opts = blitty_io::server::Options {
         socket: args.socket.clone(),
         hz: cfg.hz.unwrap_or(60),

@@ -16,15 +16,8 @@ pub struct Args {
     /// The window's title [default: the program's name, then what the program sets (OSC 0 and 2)].
     #[arg(long)]
     title: Option<String>,
-    /// A fontconfig font name.
-    #[arg(long, default_value = "DejaVu Sans Mono")]
-    font: String,
-    /// The font size in points, 1 to 200 (at 96 dots per inch).
-    #[arg(long, default_value_t = 12.0, value_parser = crate::replay::font_size)]
-    font_size: f32,
-    /// HiDPI scale, 0.5 to 8.
-    #[arg(long, default_value_t = 1.0, value_parser = crate::replay::scale)]
-    scale: f32,
+    #[command(flatten)]
+    font: crate::replay::FontArgs,
     /// Frames per second at most, 1 to 1000 [default: 60, or `hz` in the config file].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
     hz: Option<u32>,
@@ -56,13 +49,8 @@ fn grid_size(s: &str) -> Result<(usize, usize), String> {
 
 pub fn run(args: Args) -> Result<i32> {
     let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
-    let argv = if args.command.is_empty() {
-        let shell = cfg.shell.clone().map(OsString::from);
-        vec![shell.or_else(|| std::env::var_os("SHELL").filter(|s| !s.is_empty())).unwrap_or_else(|| "/bin/sh".into())]
-    } else {
-        args.command
-    };
-    let fonts = blitty_pixel::Fonts::find(&args.font, args.font_size, args.scale).map_err(|e| anyhow!(e))?;
+    let argv = cfg.command_or_shell(args.command);
+    let fonts = args.font.find()?;
     let opts = blitty_window::Options {
         argv,
         cols: args.size.0,
