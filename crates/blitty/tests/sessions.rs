@@ -558,27 +558,12 @@ fn the_console_draws_the_session_into_a_framebuffer_file_as_the_png_shows_it() {
 
     // The same screen drawn by `blitty replay --png`: the vty's rows (the status row is the
     // console's last) are the same pixels.
-    let input = Scratch::new("sessions-fb-input");
-    std::fs::write(&input, "\x1b[41m\x1b[2J").unwrap();
-    let png_path = Scratch::new("sessions-fb.png");
-    let out = Command::new(BLITTY)
-        .args(["replay", &input.display().to_string(), "--size", &format!("{cols}x{}", rows - 1), "--dump", "none"])
-        .args(["--png", &png_path.display().to_string()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let decoder = png::Decoder::new(std::fs::File::open(&png_path).unwrap());
-    let mut reader = decoder.read_info().unwrap();
-    let mut data = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut data).unwrap();
-    let (pw, ph) = (info.width as usize, info.height as usize);
+    let (pw, ph, want) = common::replay_png(BLITTY, b"\x1b[41m\x1b[2J", cols, rows - 1, &[]);
     assert_eq!((pw, ph), (cols * cw, (rows - 1) * ch));
     let mut differ = 0;
     for y in 0..ph {
         for x in 0..pw {
-            let i = (y * pw + x) * 3;
-            let want = (data[i] as u32) << 16 | (data[i + 1] as u32) << 8 | data[i + 2] as u32;
-            if pixels[y * w + x] != want {
+            if pixels[y * w + x] != want[y * pw + x] {
                 differ += 1;
             }
         }

@@ -68,31 +68,6 @@ fn pixels(conn: &RustConnection, win: u32, w: u16, h: u16) -> Vec<u32> {
     img.data.chunks_exact(4).map(|p| u32::from_le_bytes([p[0], p[1], p[2], 0])).collect()
 }
 
-/// `blitty replay --png` of `bytes` at `cols` x `rows`: (width, height, 0xRRGGBB pixels).
-fn replay_png(bytes: &[u8], cols: usize, rows: usize, font_size: &str) -> (usize, usize, Vec<u32>) {
-    // Names of their own: the tests run at once in one process, and share its pid.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let input = Scratch::new(&format!("window-replay-input-{n}"));
-    std::fs::write(&input, bytes).unwrap();
-    let png_path = Scratch::new(&format!("window-replay-{n}.png"));
-    let out = Command::new(BLITTY)
-        .args(["replay", &input.display().to_string(), "--size", &format!("{cols}x{rows}"), "--dump", "none"])
-        .args(["--png", &png_path.display().to_string(), "--font-size", font_size])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let decoder = png::Decoder::new(std::fs::File::open(&png_path).unwrap());
-    let mut reader = decoder.read_info().unwrap();
-    let mut data = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut data).unwrap();
-    let px = data[..info.buffer_size()]
-        .chunks_exact(3)
-        .map(|p| (p[0] as u32) << 16 | (p[1] as u32) << 8 | p[2] as u32)
-        .collect();
-    (info.width as usize, info.height as usize, px)
-}
-
 /// The key code that gives `keysym` unshifted.
 fn keycode(conn: &RustConnection, keysym: u32) -> u8 {
     let setup = conn.setup();
@@ -109,11 +84,34 @@ fn tap(conn: &RustConnection, code: u8) {
     conn.flush().unwrap();
 }
 
+/// `blitty window` of 40x8 cells at 10 points running `sh -c script` on the test's X server:
+/// the connection, the blitty process and its window (once it is there).
+fn window(x: &Xvfb, script: &str) -> (RustConnection, u32, Child, u32) {
+    let (conn, screen_num) = x11rb::connect(Some(&x.display)).expect("the test's X server");
+    let root = conn.setup().roots[screen_num].root;
+    let mut blitty = Command::new(BLITTY)
+        .args(["window", "--size", "40x8", "--font-size", "10", "--", "sh", "-c", script])
+        .env("DISPLAY", &x.display)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let win = loop {
+        if let Some(w) = blitty_window(&conn, root) {
+            break w;
+        }
+        if Instant::now() > deadline {
+            let _ = blitty.kill();
+            panic!("no blitty window appeared");
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    };
+    (conn, root, blitty, win)
+}
+
 #[test]
 fn a_program_in_the_window_is_drawn_typed_to_resized_and_hung_up_on_close() {
     let x = Xvfb::start();
-    let (conn, screen_num) = x11rb::connect(Some(&x.display)).expect("the test's X server");
-    let root = conn.setup().roots[screen_num].root;
     let out = Scratch::new("window-keys.out");
     let size_file = Scratch::new("window-size.out");
     let shown = "hello \x1b[1;31mwindow\x1b[0m \u{2500}\u{2500} \u{65e5}\u{672c}\r\n";
@@ -126,31 +124,14 @@ fn a_program_in_the_window_is_drawn_typed_to_resized_and_hung_up_on_close() {
         out = out.display(),
         size = size_file.display()
     );
-    let mut blitty = Command::new(BLITTY)
-        .args(["window", "--size", "40x8", "--font-size", "10", "--", "sh", "-c", &script])
-        .env("DISPLAY", &x.display)
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let win = loop {
-        if let Some(w) = blitty_window(&conn, root) {
-            break w;
-        }
-        assert!(Instant::now() < deadline, "no blitty window appeared");
-        std::thread::sleep(Duration::from_millis(30));
-    };
+    let (conn, root, mut blitty, win) = window(&x, &script);
 
     // Its pixels equal the headless renderer's PNG of the same output.
-    let (pw, ph, want) = replay_png(shown.as_bytes(), 40, 8, "10");
-    let mut got = Vec::new();
-    wait_until(|| {
-        got = pixels(&conn, win, pw as u16, ph as u16);
-        got == want
-    });
-    let differ = got.iter().zip(&want).filter(|(a, b)| a != b).count() + want.len().abs_diff(got.len());
-    assert_eq!(differ, 0, "pixels differing from `blitty replay --png` ({pw}x{ph})");
+    assert_eq!(
+        differs_from_replay(&conn, win, shown.as_bytes(), 40, 8),
+        0,
+        "pixels differing from `blitty replay --png`"
+    );
 
     // The bell rang while the window had no focus: the urgency hint is set; the focus clears it.
     let urgent = || {
@@ -173,7 +154,8 @@ fn a_program_in_the_window_is_drawn_typed_to_resized_and_hung_up_on_close() {
     assert_eq!(std::fs::read(&out).unwrap(), b"ab\x1b[A", "the bytes the program read");
 
     // A resize reaches the program (its terminal's size in cells).
-    let (cw, ch) = (pw / 40, ph / 8);
+    let geometry = conn.get_geometry(win).unwrap().reply().unwrap();
+    let (cw, ch) = (geometry.width as usize / 40, geometry.height as usize / 8);
     conn.configure_window(win, &ConfigureWindowAux::new().width((60 * cw) as u32).height((12 * ch) as u32)).unwrap();
     conn.flush().unwrap();
     wait_until(|| size_file.exists());
@@ -232,7 +214,7 @@ fn the_window_closes_with_the_programs_status_and_without_a_display_says_so() {
 /// Waits until the window shows what `blitty replay --png` draws for `bytes`; the number of
 /// pixels that differ then (0 when it does).
 fn differs_from_replay(conn: &RustConnection, win: u32, bytes: &[u8], cols: usize, rows: usize) -> usize {
-    let (pw, ph, want) = replay_png(bytes, cols, rows, "10");
+    let (pw, ph, want) = common::replay_png(BLITTY, bytes, cols, rows, &["--font-size", "10"]);
     let mut got = Vec::new();
     wait_until(|| {
         got = pixels(conn, win, pw as u16, ph as u16);
@@ -251,22 +233,7 @@ fn seq_view(from: u32, to: u32) -> Vec<u8> {
 #[test]
 fn shift_page_up_and_the_wheel_scroll_back_and_a_key_comes_back() {
     let x = Xvfb::start();
-    let (conn, screen_num) = x11rb::connect(Some(&x.display)).expect("the test's X server");
-    let root = conn.setup().roots[screen_num].root;
-    let mut blitty = Command::new(BLITTY)
-        .args(["window", "--size", "40x8", "--font-size", "10", "--", "sh", "-c", "seq 1 100; exec cat > /dev/null"])
-        .env("DISPLAY", &x.display)
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let win = loop {
-        if let Some(w) = blitty_window(&conn, root) {
-            break w;
-        }
-        assert!(Instant::now() < deadline, "no blitty window appeared");
-        std::thread::sleep(Duration::from_millis(30));
-    };
+    let (conn, root, mut blitty, win) = window(&x, "seq 1 100; exec cat > /dev/null");
     // Live: 94 to 100 and the cursor's empty row; history holds 1 to 93.
     let live: Vec<u8> = (1..=100).flat_map(|i| format!("{i}\r\n").into_bytes()).collect();
     assert_eq!(differs_from_replay(&conn, win, &live, 40, 8), 0, "the live screen");

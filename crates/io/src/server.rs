@@ -428,18 +428,17 @@ impl Server {
     /// every character (seed 004: 1,000 lines at 115,200 baud woke the server some 50,000
     /// times a second, each turn polling every line). A shown line is polled as it comes, so
     /// what the user types is echoed at once.
-    fn sweep(&mut self) {
+    fn sweep(&mut self, shown: &[u64]) {
         let now = Instant::now();
         if now < self.next_sweep {
             return;
         }
-        let shown = self.shown_ids();
         let mut tick = SWEEP_MAX;
         let mut set = PollSet::new();
         for (si, s) in self.sessions.iter().enumerate() {
             for (vi, v) in s.vtys.iter().enumerate() {
                 if let (Source::Serial(SerialLine { settings, .. }), Some(fd)) = (&v.source, v.source.fd()) {
-                    if swept(v, &shown) {
+                    if swept(v, shown) {
                         let cps = crate::console::chars_per_second(settings);
                         tick = tick.min(Duration::from_secs_f64(1024.0 / cps.max(1.0)).max(SWEEP_MIN));
                         set.add(fd, PollFlags::IN, (si, vi));
@@ -503,7 +502,8 @@ impl Server {
         for (si, vi, rev) in vty_ready {
             self.vty_io(si, vi, rev);
         }
-        self.sweep();
+        // The clients show the same vtys as when the poll set was made.
+        self.sweep(&shown);
         for sig in self.signals.take() {
             match sig {
                 SIGCHLD => self.child_exited = true,

@@ -172,8 +172,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
     // Lines the view is scrolled back into history (0: the live screen).
     let mut back = 0usize;
     let mut ended: Option<i32> = None;
-    // Largest PutImage: the server's limit less the request's header.
-    let max_bytes = conn.maximum_request_bytes().saturating_sub(64).max(4 * width as usize);
+    let target =
+        Target { conn: &conn, win, gc, depth, big_endian, max_bytes: conn.maximum_request_bytes().saturating_sub(64) };
 
     let exit = 'run: loop {
         let now = Instant::now();
@@ -376,14 +376,14 @@ pub fn run(opts: Options) -> Result<i32, String> {
             if let (Some(top), Some(bottom)) = (rects.iter().map(|r| r.y).min(), rects.iter().map(|r| r.y + r.h).max())
             {
                 let fb = &renderer.fb;
-                match shm.as_mut().map(|s| s.put(&conn, win, gc, depth, fb, top, bottom, big_endian)) {
+                match shm.as_mut().map(|s| s.put(&target, fb, top, bottom)) {
                     Some(Ok(())) => {}
                     Some(Err(_)) => {
                         // The server would not take the segment: PutImage from now on.
                         shm = None;
-                        put_rows(&conn, win, gc, depth, fb, 0, fb.height, max_bytes, big_endian)?;
+                        target.put_rows(fb, 0, fb.height)?;
                     }
-                    None => put_rows(&conn, win, gc, depth, fb, top, bottom, max_bytes, big_endian)?,
+                    None => target.put_rows(fb, top, bottom)?,
                 }
             }
             conn.flush().map_err(x_err)?;
@@ -402,34 +402,55 @@ pub fn run(opts: Options) -> Result<i32, String> {
     Ok(exit)
 }
 
-/// Sends framebuffer rows `[top, bottom)` in as few PutImage requests as the server takes.
-#[allow(clippy::too_many_arguments)]
-fn put_rows(
-    conn: &RustConnection,
+/// Where frames go: the window, its graphics context, and the server's pixel format and
+/// request limit.
+struct Target<'a> {
+    conn: &'a RustConnection,
     win: u32,
     gc: u32,
     depth: u8,
-    fb: &blitty_pixel::Framebuffer,
-    top: usize,
-    bottom: usize,
-    max_bytes: usize,
     big_endian: bool,
-) -> Result<(), String> {
-    let stride = fb.width * 4;
-    let per = (max_bytes / stride).max(1);
-    let mut y = top;
-    let mut data = Vec::with_capacity((bottom - top).min(per) * stride);
-    while y < bottom.min(fb.height) {
-        let n = per.min(bottom.min(fb.height) - y);
-        data.clear();
-        for p in &fb.pixels[y * fb.width..(y + n) * fb.width] {
-            data.extend_from_slice(&if big_endian { p.to_be_bytes() } else { p.to_le_bytes() });
+    /// Largest PutImage: the server's limit less the request's header.
+    max_bytes: usize,
+}
+
+impl Target<'_> {
+    /// Sends framebuffer rows `[top, bottom)` in as few PutImage requests as the server takes.
+    fn put_rows(&self, fb: &blitty_pixel::Framebuffer, top: usize, bottom: usize) -> Result<(), String> {
+        let stride = fb.width * 4;
+        let per = (self.max_bytes / stride).max(1);
+        let bottom = bottom.min(fb.height);
+        let mut y = top;
+        let mut data = Vec::new();
+        while y < bottom {
+            let n = per.min(bottom - y);
+            data.resize(n * stride, 0);
+            self.encode(&fb.pixels[y * fb.width..(y + n) * fb.width], &mut data);
+            self.conn
+                .put_image(
+                    ImageFormat::Z_PIXMAP,
+                    self.win,
+                    self.gc,
+                    fb.width as u16,
+                    n as u16,
+                    0,
+                    y as i16,
+                    0,
+                    self.depth,
+                    &data,
+                )
+                .map_err(x_err)?;
+            y += n;
         }
-        conn.put_image(ImageFormat::Z_PIXMAP, win, gc, fb.width as u16, n as u16, 0, y as i16, 0, depth, &data)
-            .map_err(x_err)?;
-        y += n;
+        Ok(())
     }
-    Ok(())
+
+    /// `pixels` (0xRRGGBB) as the server's 32-bit pixels, into `out` (4 bytes each).
+    fn encode(&self, pixels: &[u32], out: &mut [u8]) {
+        for (dst, p) in out.chunks_exact_mut(4).zip(pixels) {
+            dst.copy_from_slice(&if self.big_endian { p.to_be_bytes() } else { p.to_le_bytes() });
+        }
+    }
 }
 
 /// A MIT-SHM segment shared with the X server (a memfd it maps, SHM 1.2), as large as the
@@ -496,34 +517,22 @@ impl Shm {
 
     /// Copies framebuffer rows `[top, bottom)` into the segment and shows them with one
     /// ShmPutImage; the server says when it is done (ShmCompletion).
-    #[allow(clippy::too_many_arguments)]
-    fn put(
-        &mut self,
-        conn: &RustConnection,
-        win: u32,
-        gc: u32,
-        depth: u8,
-        fb: &blitty_pixel::Framebuffer,
-        top: usize,
-        bottom: usize,
-        big_endian: bool,
-    ) -> Result<(), String> {
+    fn put(&mut self, t: &Target, fb: &blitty_pixel::Framebuffer, top: usize, bottom: usize) -> Result<(), String> {
         use x11rb::protocol::shm::ConnectionExt as _;
         let bottom = bottom.min(fb.height);
         if top >= bottom {
             return Ok(());
         }
+        let conn = t.conn;
         self.ensure(conn, fb.width * fb.height * 4)?;
         // SAFETY: the segment is at least width * height * 4 bytes (ensure), and the server is
         // not reading it (no ShmPutImage in flight: `busy` is false).
         let seg = unsafe { std::slice::from_raw_parts_mut(self.map, self.len) };
         let (from, to) = (top * fb.width, bottom * fb.width);
-        for (dst, p) in seg[from * 4..to * 4].chunks_exact_mut(4).zip(&fb.pixels[from..to]) {
-            dst.copy_from_slice(&if big_endian { p.to_be_bytes() } else { p.to_le_bytes() });
-        }
+        t.encode(&fb.pixels[from..to], &mut seg[from * 4..to * 4]);
         conn.shm_put_image(
-            win,
-            gc,
+            t.win,
+            t.gc,
             fb.width as u16,
             fb.height as u16,
             0,
@@ -532,7 +541,7 @@ impl Shm {
             (bottom - top) as u16,
             0,
             top as i16,
-            depth,
+            t.depth,
             ImageFormat::Z_PIXMAP.into(),
             true,
             self.seg,

@@ -146,3 +146,30 @@ pub fn tmux_available() -> bool {
     Command::new("tmux").arg("-V").output().map(|o| o.status.success()).unwrap_or(false)
 }
 pub mod hostpty;
+
+/// `blitty replay --png` of `bytes` on a `cols` x `rows` screen (with `args` added, a font
+/// size say): its width, height and pixels as 0xRRGGBB.
+pub fn replay_png(blitty: &str, bytes: &[u8], cols: usize, rows: usize, args: &[&str]) -> (usize, usize, Vec<u32>) {
+    // Names of their own: tests run at once in one process, and share its pid.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let input = scratch::Scratch::new(&format!("replay-input-{n}"));
+    std::fs::write(&input, bytes).unwrap();
+    let png_path = scratch::Scratch::new(&format!("replay-{n}.png"));
+    let out = Command::new(blitty)
+        .args(["replay", &input.display().to_string(), "--size", &format!("{cols}x{rows}"), "--dump", "none"])
+        .args(["--png", &png_path.display().to_string()])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let decoder = png::Decoder::new(std::fs::File::open(&png_path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut data = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut data).unwrap();
+    let px = data[..info.buffer_size()]
+        .chunks_exact(3)
+        .map(|p| (p[0] as u32) << 16 | (p[1] as u32) << 8 | p[2] as u32)
+        .collect();
+    (info.width as usize, info.height as usize, px)
+}
