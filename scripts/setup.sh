@@ -3,7 +3,7 @@
 # tmux and script (end-to-end tests, corpus recording, benchmarks), libvterm (a peer engine in
 # the benchmark), pkg-config (to find it), GNU screen, Xvfb and xterm (host terminals in the
 # benchmark), lrzsz (a real XMODEM receiver for the serial tests), fontconfig and DejaVu Sans
-# Mono (the pixel renderer),
+# Mono (the pixel renderer), xclip (the window's clipboard tests),
 # and the rustfmt and clippy components.
 set -euo pipefail
 need=()
@@ -27,6 +27,8 @@ command -v xterm >/dev/null || need+=(xterm)
 # st, a peer in `blitty bench window` (alacritty and kitty are measured when installed: they
 # bring OpenGL and much else, left to the user).
 command -v stterm >/dev/null || need+=(stterm)
+# xclip reads and sets the X selections in the window's clipboard tests.
+command -v xclip >/dev/null || need+=(xclip)
 # The pixel renderer's font (blitty replay --png, and its tests) and fontconfig to find it.
 command -v fc-match >/dev/null || need+=(fontconfig)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || need+=(fonts-dejavu-core)

@@ -267,3 +267,161 @@ fn shift_page_up_and_the_wheel_scroll_back_and_a_key_comes_back() {
     let _ = blitty.kill();
     let _ = blitty.wait();
 }
+
+/// XTEST: the pointer to window pixel (x, y) (the window sits at the root's origin: no window
+/// manager), then `times` clicks of `button`, with the keys `held` down meanwhile.
+fn click(conn: &RustConnection, root: u32, (x, y): (usize, usize), button: u8, times: usize, held: &[u8]) {
+    conn.xtest_fake_input(6, 0, 0, root, x as i16, y as i16, 0).unwrap(); // MotionNotify
+    for &k in held {
+        conn.xtest_fake_input(2, k, 0, x11rb::NONE, 0, 0, 0).unwrap();
+    }
+    for _ in 0..times {
+        conn.xtest_fake_input(4, button, 0, x11rb::NONE, 0, 0, 0).unwrap(); // ButtonPress
+        conn.xtest_fake_input(5, button, 0, x11rb::NONE, 0, 0, 0).unwrap(); // ButtonRelease
+    }
+    for &k in held {
+        conn.xtest_fake_input(3, k, 0, x11rb::NONE, 0, 0, 0).unwrap();
+    }
+    conn.flush().unwrap();
+}
+
+/// `keys` pressed in order and let go in reverse (a chord such as Ctrl-Shift-C).
+fn chord(conn: &RustConnection, keys: &[u8]) {
+    for &k in keys {
+        conn.xtest_fake_input(2, k, 0, x11rb::NONE, 0, 0, 0).unwrap();
+    }
+    for &k in keys.iter().rev() {
+        conn.xtest_fake_input(3, k, 0, x11rb::NONE, 0, 0, 0).unwrap();
+    }
+    conn.flush().unwrap();
+}
+
+/// What `xclip -o` reads of `selection` on the test's X server ("" when it cannot).
+fn xclip_out(x: &Xvfb, selection: &str) -> String {
+    let out = Command::new("xclip")
+        .args(["-o", "-selection", selection])
+        .env("DISPLAY", &x.display)
+        .stdin(Stdio::null())
+        .output()
+        .expect("xclip (scripts/setup.sh installs it)");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Gives `selection` to xclip with `text` (xclip serves it from the background).
+fn xclip_in(x: &Xvfb, selection: &str, text: &[u8]) {
+    let mut c = Command::new("xclip")
+        .args(["-i", "-selection", selection])
+        .env("DISPLAY", &x.display)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("xclip");
+    std::io::Write::write_all(c.stdin.as_mut().unwrap(), text).unwrap();
+    drop(c.stdin.take());
+    c.wait().unwrap();
+}
+
+#[test]
+fn mouse_selections_are_primary_and_clipboard_and_pastes_arrive_bracketed() {
+    let x = Xvfb::start();
+    let out = Scratch::new("window-paste.out");
+    // The program asks for bracketed paste, prints two lines and records what it reads.
+    let script = format!(
+        "printf '\\033[?2004halpha beta gamma\\nsecond line here\\n'; stty raw -echo; exec cat > {}",
+        out.display()
+    );
+    let (conn, root, mut blitty, win) = window(&x, &script);
+    let shown = "alpha beta gamma\r\nsecond line here\r\n";
+    assert_eq!(differs_from_replay(&conn, win, shown.as_bytes(), 40, 8), 0, "the program's lines");
+    let geometry = conn.get_geometry(win).unwrap().reply().unwrap();
+    let (cw, ch) = (geometry.width as usize / 40, geometry.height as usize / 8);
+    let cell = |col: usize, row: usize| (col * cw + cw / 2, row * ch + ch / 2);
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+
+    // A double click on "beta" selects the word: PRIMARY holds it, and it is drawn inverted.
+    click(&conn, root, cell(7, 0), 1, 2, &[]);
+    wait_until(|| xclip_out(&x, "primary") == "beta");
+    assert_eq!(xclip_out(&x, "primary"), "beta", "PRIMARY after a double click");
+    let inverted = "alpha \x1b[7mbeta\x1b[0m gamma\r\nsecond line here\r\n";
+    assert_eq!(differs_from_replay(&conn, win, inverted.as_bytes(), 40, 8), 0, "the selection drawn inverted");
+
+    // A triple click selects the line; Ctrl-Shift-C puts it in CLIPBOARD too.
+    click(&conn, root, cell(3, 1), 1, 3, &[]);
+    wait_until(|| xclip_out(&x, "primary") == "second line here");
+    assert_eq!(xclip_out(&x, "primary"), "second line here", "PRIMARY after a triple click");
+    let (ctrl, shift) = (keycode(&conn, 0xffe3), keycode(&conn, 0xffe1));
+    chord(&conn, &[ctrl, shift, keycode(&conn, 0x63)]);
+    wait_until(|| xclip_out(&x, "clipboard") == "second line here");
+    assert_eq!(xclip_out(&x, "clipboard"), "second line here", "CLIPBOARD after Ctrl-Shift-C");
+
+    // A drag selects characters: from "pha" to "gam".
+    conn.xtest_fake_input(6, 0, 0, root, cell(2, 0).0 as i16, cell(2, 0).1 as i16, 0).unwrap();
+    conn.xtest_fake_input(4, 1, 0, x11rb::NONE, 0, 0, 0).unwrap();
+    conn.xtest_fake_input(6, 0, 0, root, cell(8, 0).0 as i16, cell(8, 0).1 as i16, 0).unwrap();
+    conn.xtest_fake_input(6, 0, 0, root, cell(13, 0).0 as i16, cell(13, 0).1 as i16, 0).unwrap();
+    conn.xtest_fake_input(5, 1, 0, x11rb::NONE, 0, 0, 0).unwrap();
+    conn.flush().unwrap();
+    wait_until(|| xclip_out(&x, "primary") == "pha beta gam");
+    assert_eq!(xclip_out(&x, "primary"), "pha beta gam", "PRIMARY after a drag");
+
+    // Pastes: CLIPBOARD with Ctrl-Shift-V, PRIMARY with the middle button, each bracketed
+    // (the program asked), a line feed kept inside the brackets.
+    xclip_in(&x, "clipboard", b"pasted\ntext");
+    wait_until(|| xclip_out(&x, "clipboard") == "pasted\ntext");
+    chord(&conn, &[ctrl, shift, keycode(&conn, 0x76)]);
+    let want_clip = b"\x1b[200~pasted\ntext\x1b[201~".to_vec();
+    wait_until(|| std::fs::read(&out).unwrap_or_default() == want_clip);
+    assert_eq!(std::fs::read(&out).unwrap(), want_clip, "Ctrl-Shift-V pastes CLIPBOARD");
+    xclip_in(&x, "primary", b"middle");
+    wait_until(|| xclip_out(&x, "primary") == "middle");
+    click(&conn, root, cell(0, 3), 2, 1, &[]);
+    let mut want = want_clip.clone();
+    want.extend_from_slice(b"\x1b[200~middle\x1b[201~");
+    wait_until(|| std::fs::read(&out).unwrap_or_default() == want);
+    assert_eq!(std::fs::read(&out).unwrap(), want, "the middle button pastes PRIMARY");
+
+    // A paste of 3 MB arrives whole (xclip sends it in pieces: INCR).
+    let big: Vec<u8> = (0..3_000_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+    xclip_in(&x, "clipboard", &big);
+    wait_until(|| xclip_out(&x, "clipboard").len() == big.len());
+    chord(&conn, &[ctrl, shift, keycode(&conn, 0x76)]);
+    want.extend_from_slice(b"\x1b[200~");
+    want.extend_from_slice(&big);
+    want.extend_from_slice(b"\x1b[201~");
+    wait_until(|| std::fs::metadata(&out).is_ok_and(|m| m.len() >= want.len() as u64));
+    assert!(std::fs::read(&out).unwrap() == want, "the 3 MB paste differs");
+    let _ = blitty.kill();
+    let _ = blitty.wait();
+}
+
+#[test]
+fn the_mouse_and_the_focus_are_reported_to_programs_that_ask_and_shift_selects() {
+    let x = Xvfb::start();
+    let out = Scratch::new("window-mouse.out");
+    // Button events with motion (1002), SGR encoding (1006), focus events (1004).
+    let script =
+        format!("printf '\\033[?1002h\\033[?1006h\\033[?1004hready'; stty raw -echo; exec cat > {}", out.display());
+    let (conn, root, mut blitty, win) = window(&x, &script);
+    assert_eq!(differs_from_replay(&conn, win, b"ready", 40, 8), 0, "the program's ready");
+    let geometry = conn.get_geometry(win).unwrap().reply().unwrap();
+    let (cw, ch) = (geometry.width as usize / 40, geometry.height as usize / 8);
+    let cell = |col: usize, row: usize| (col * cw + cw / 2, row * ch + ch / 2);
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    conn.flush().unwrap();
+    wait_until(|| std::fs::read(&out).unwrap_or_default() == b"\x1b[I");
+    // A press at column 3, row 2 (1-based), a drag to column 5, a release there.
+    conn.xtest_fake_input(6, 0, 0, root, cell(2, 1).0 as i16, cell(2, 1).1 as i16, 0).unwrap();
+    conn.xtest_fake_input(4, 1, 0, x11rb::NONE, 0, 0, 0).unwrap();
+    conn.xtest_fake_input(6, 0, 0, root, cell(4, 1).0 as i16, cell(4, 1).1 as i16, 0).unwrap();
+    conn.xtest_fake_input(5, 1, 0, x11rb::NONE, 0, 0, 0).unwrap();
+    // The wheel down, with Ctrl.
+    click(&conn, root, cell(4, 1), 5, 1, &[keycode(&conn, 0xffe3)]);
+    // With Shift, a double click selects instead of being reported.
+    click(&conn, root, cell(1, 0), 1, 2, &[keycode(&conn, 0xffe1)]);
+    let want = b"\x1b[I\x1b[<0;3;2M\x1b[<32;5;2M\x1b[<0;5;2m\x1b[<81;5;2M".to_vec();
+    wait_until(|| xclip_out(&x, "primary") == "ready");
+    assert_eq!(xclip_out(&x, "primary"), "ready", "Shift and a double click select");
+    assert_eq!(std::fs::read(&out).unwrap(), want, "the reports the program read");
+    let _ = blitty.kill();
+    let _ = blitty.wait();
+}

@@ -27,6 +27,8 @@
 use blitty_present::{AnsiPresenter, View};
 use blitty_vt::{Attrs, Color, Screen, Style};
 
+use crate::text::{between, bounds, line_cells, line_end_col, row_of, Pos};
+
 /// What a key did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Outcome {
@@ -34,13 +36,6 @@ pub struct Outcome {
     pub leave: bool,
     /// Text to put in the clipboard.
     pub copy: Option<String>,
-}
-
-/// A place in the text: a line number (see `Screen::history_pushed`) and a column.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-struct Pos {
-    line: u64,
-    col: usize,
 }
 
 #[derive(Default)]
@@ -90,18 +85,12 @@ impl CopyMode {
         screen.history_pushed().saturating_sub(self.top) as usize
     }
 
-    /// The oldest line still held, and the live screen's top line.
-    fn bounds(screen: &Screen) -> (u64, u64) {
-        let live = screen.history_pushed();
-        (live - screen.history_len() as u64, live)
-    }
-
     /// Keeps the view and the cursor on lines that still exist (output pushed the oldest out).
     pub fn follow(&mut self, screen: &Screen) {
         if !self.active {
             return;
         }
-        let (first, live) = Self::bounds(screen);
+        let (first, live) = bounds(screen);
         let last = live + screen.rows() as u64 - 1;
         self.top = self.top.clamp(first, live);
         self.cursor.line = self.cursor.line.clamp(first, last);
@@ -112,7 +101,7 @@ impl CopyMode {
 
     /// Moves the view by `n` lines (negative: back), the cursor with it.
     fn scroll(&mut self, screen: &Screen, n: i64) {
-        let (first, live) = Self::bounds(screen);
+        let (first, live) = bounds(screen);
         let top = (self.top as i64 + n).clamp(first as i64, live as i64) as u64;
         let moved = top as i64 - self.top as i64;
         self.top = top;
@@ -122,7 +111,7 @@ impl CopyMode {
 
     /// Moves the cursor by `n` lines, the view following it.
     fn move_lines(&mut self, screen: &Screen, n: i64) {
-        let (first, live) = Self::bounds(screen);
+        let (first, live) = bounds(screen);
         let last = live + screen.rows() as u64 - 1;
         self.cursor.line = (self.cursor.line as i64 + n).clamp(first as i64, last as i64) as u64;
         self.reveal(screen);
@@ -136,7 +125,7 @@ impl CopyMode {
         } else if self.cursor.line >= self.top + rows {
             self.top = self.cursor.line + 1 - rows;
         }
-        let (first, live) = Self::bounds(screen);
+        let (first, live) = bounds(screen);
         self.top = self.top.clamp(first, live);
     }
 
@@ -204,12 +193,12 @@ impl CopyMode {
                 self.cursor.col = line_end_col(screen, self.cursor.line).min(cols - 1);
             }
             b"g" => {
-                let (first, _) = Self::bounds(screen);
+                let (first, _) = bounds(screen);
                 self.cursor = Pos { line: first, col: 0 };
                 self.reveal(screen);
             }
             b"G" => {
-                let (_, live) = Self::bounds(screen);
+                let (_, live) = bounds(screen);
                 self.cursor = Pos { line: live + rows as u64 - 1, col: 0 };
                 self.reveal(screen);
             }
@@ -284,7 +273,7 @@ impl CopyMode {
             return;
         };
         let forward = forward == same;
-        let (first, live) = Self::bounds(screen);
+        let (first, live) = bounds(screen);
         let last = live + screen.rows() as u64 - 1;
         let total = last - first + 1;
         let start = self.cursor;
@@ -306,7 +295,7 @@ impl CopyMode {
                 // A match off the view comes to its middle (clear of the label on the top row).
                 let rows = screen.rows() as u64;
                 if line < self.top || line >= self.top + rows {
-                    let (first, live) = Self::bounds(screen);
+                    let (first, live) = bounds(screen);
                     self.top = line.saturating_sub(rows / 2).clamp(first, live);
                 }
                 self.reveal(screen);
@@ -320,34 +309,11 @@ impl CopyMode {
         self.note = Some(format!("not found: {text}"));
     }
 
-    /// The selected text: lines joined by newlines, except where a line wrapped; trailing
-    /// blanks dropped from each line.
+    /// The selected text (see `text::between`).
     fn selection_text(&self, screen: &Screen) -> Option<String> {
         let (anchor, lines) = self.anchor?;
         let (a, b) = if anchor <= self.cursor { (anchor, self.cursor) } else { (self.cursor, anchor) };
-        let mut out = String::new();
-        for line in a.line..=b.line {
-            let Some((_, cells)) = line_cells(screen, line) else { continue };
-            let (from, to) = if lines {
-                (0, usize::MAX)
-            } else {
-                (if line == a.line { a.col } else { 0 }, if line == b.line { b.col } else { usize::MAX })
-            };
-            let mut text: String =
-                cells.iter().filter(|(c, _)| *c >= from && *c <= to).map(|(_, s)| s.as_str()).collect();
-            let wrapped = wrapped(screen, line) && (line != b.line || lines || to == usize::MAX);
-            if !wrapped {
-                text.truncate(text.trim_end_matches(' ').len());
-            }
-            out.push_str(&text);
-            if line != b.line && !wrapped {
-                out.push('\n');
-            }
-        }
-        if lines {
-            out.push('\n');
-        }
-        Some(out)
+        Some(between(screen, a, b, lines))
     }
 
     /// Draws the mode over a frame of the view: search matches, the selection, the cursor, the
@@ -396,7 +362,7 @@ impl CopyMode {
         let label = match &self.prompt {
             Some((forward, text)) => format!("{}{text}_", if *forward { '/' } else { '?' }),
             None => {
-                let (first, live) = Self::bounds(screen);
+                let (first, live) = bounds(screen);
                 let back = live.saturating_sub(self.top);
                 let mut l = format!("[scrollback {back}/{}", live - first);
                 if let Some((a, lines)) = self.anchor {
@@ -416,54 +382,6 @@ impl CopyMode {
         };
         presenter.overlay(0, &format!(" {label} "), out);
     }
-}
-
-/// Line `line` (see `Screen::history_pushed`), if it is still held.
-fn row_of(screen: &Screen, line: u64) -> Option<blitty_vt::Line<'_>> {
-    let (first, live) = CopyMode::bounds(screen);
-    if line < first {
-        None
-    } else if line < live {
-        Some(screen.history_row((line - first) as usize))
-    } else if line < live + screen.rows() as u64 {
-        Some(screen.row((line - live) as usize))
-    } else {
-        None
-    }
-}
-
-/// Line `line`'s cells: its text, and each character's column with its text (wide characters
-/// once, at their left column). `None` for a line no longer (or not yet) held.
-fn line_cells(screen: &Screen, line: u64) -> Option<(String, Vec<(usize, String)>)> {
-    let row = row_of(screen, line)?;
-    let mut cells = Vec::with_capacity(row.len());
-    let mut text = String::new();
-    for (x, &c) in row.iter().enumerate() {
-        if c.is_spacer() {
-            continue;
-        }
-        let mut s = String::new();
-        screen.push_cell_text(c, &mut s);
-        text.push_str(&s);
-        cells.push((x, s));
-    }
-    Some((text, cells))
-}
-
-fn wrapped(screen: &Screen, line: u64) -> bool {
-    let (first, live) = CopyMode::bounds(screen);
-    if line < live {
-        line >= first && screen.history_wrapped((line - first) as usize)
-    } else {
-        screen.row_wrapped((line - live) as usize)
-    }
-}
-
-/// The column after the last non-blank cell of `line`, minus one (0 for a blank line).
-fn line_end_col(screen: &Screen, line: u64) -> usize {
-    line_cells(screen, line)
-        .and_then(|(_, cells)| cells.iter().rev().find(|(_, s)| s != " ").map(|(x, _)| *x))
-        .unwrap_or(0)
 }
 
 /// Where `text` occurs in `line`: (column, cells wide) of each match, left to right.

@@ -25,4 +25,5 @@ pub mod serial;
 pub mod server;
 pub mod session;
 pub mod signals;
+pub mod text;
 pub mod xmodem;

@@ -171,12 +171,44 @@ pub struct Renderer {
     full: bool,
     /// Where the cursor was drawn (its cell is drawn again when it moves).
     cursor_at: Option<(usize, usize)>,
+    /// Per row of the view, the columns `[from, to)` to draw selected (in inverse), and what
+    /// was drawn so (a row whose marks change is drawn again).
+    marks: Vec<Option<(usize, usize)>>,
+    drawn_marks: Vec<Option<(usize, usize)>>,
 }
 
 impl Renderer {
     pub fn new(fonts: Fonts, cols: usize, rows: usize) -> Renderer {
         let fb = Framebuffer::new(cols * fonts.cell_w, rows * fonts.cell_h);
-        Renderer { fonts, cache: HashMap::new(), fb, cols, rows, full: true, cursor_at: None }
+        Renderer {
+            fonts,
+            cache: HashMap::new(),
+            fb,
+            cols,
+            rows,
+            full: true,
+            cursor_at: None,
+            marks: Vec::new(),
+            drawn_marks: Vec::new(),
+        }
+    }
+
+    /// Marks columns `[from, to)` of rows of the view as selected (drawn in inverse) from the
+    /// next render on: one entry per row, from the top (missing rows: none marked).
+    pub fn set_marks(&mut self, marks: Vec<Option<(usize, usize)>>) {
+        self.marks = marks;
+    }
+
+    fn mark_of(&self, y: usize) -> Option<(usize, usize)> {
+        self.marks.get(y).copied().flatten()
+    }
+
+    /// `style` as cell `x` of view row `y` is drawn: inverted where it is marked.
+    fn marked(&self, x: usize, y: usize, mut style: Style) -> Style {
+        if self.mark_of(y).is_some_and(|(from, to)| x >= from && x < to) {
+            style.attrs.set(Attrs::INVERSE, !style.attrs.has(Attrs::INVERSE));
+        }
+        style
     }
 
     pub fn cell_size(&self) -> (usize, usize) {
@@ -200,9 +232,11 @@ impl Renderer {
             for x in 0..line.len().min(self.cols) {
                 let cell = line[x];
                 let wide = x + 1 < line.len() && line[x + 1].is_spacer();
-                self.draw_cell(screen, x, y, cell, line.style(cell), wide);
+                let style = self.marked(x, y, line.style(cell));
+                self.draw_cell(screen, x, y, cell, style, wide);
             }
         }
+        self.drawn_marks = self.marks.clone();
         self.cursor_at = None;
         self.full = true;
         vec![Rect { x: 0, y: 0, w: self.fb.width, h: self.fb.height }]
@@ -240,6 +274,9 @@ impl Renderer {
                 if let Some((cx, cy)) = self.cursor_at {
                     self.cursor_at = cy.checked_sub(k).map(|y| (cx, y));
                 }
+                // And so did the marks drawn.
+                let n = self.drawn_marks.len().min(k);
+                self.drawn_marks.drain(..n);
             }
         }
         let old_cursor = self.cursor_at.take();
@@ -250,6 +287,15 @@ impl Renderer {
                 screen.row_damage(y).map(|(s, e)| (s, e.min(self.cols)))
             };
             let mut span = span;
+            let (was, now) = (self.drawn_marks.get(y).copied().flatten(), self.mark_of(y));
+            if !full && was != now {
+                for (from, to) in [was, now].into_iter().flatten() {
+                    let (from, to) = (from.min(self.cols), to.min(self.cols));
+                    if from < to {
+                        span = Some(span.map_or((from, to), |(s, e)| (s.min(from), e.max(to))));
+                    }
+                }
+            }
             if let Some((ox, oy)) = old_cursor {
                 if oy == y {
                     span = Some(span.map_or((ox, ox + 1), |(s, e)| (s.min(ox), e.max(ox + 1))));
@@ -265,10 +311,12 @@ impl Renderer {
             for x in s..e.min(line.len()) {
                 let cell = line[x];
                 let wide = x + 1 < line.len() && line[x + 1].is_spacer();
-                self.draw_cell(screen, x, y, cell, line.style(cell), wide);
+                let style = self.marked(x, y, line.style(cell));
+                self.draw_cell(screen, x, y, cell, style, wide);
             }
             damaged.push(Rect { x: s * cw, y: y * ch, w: (e - s) * cw, h: ch });
         }
+        self.drawn_marks = self.marks.clone();
         let c = screen.cursor();
         if screen.modes().cursor_visible && c.y < rows && c.x < self.cols {
             self.draw_cursor(screen, c.x, c.y);
@@ -408,7 +456,7 @@ impl Renderer {
                 // A block: the cell drawn again in inverse.
                 let line = screen.row(y);
                 let cell = line[x];
-                let mut style = line.style(cell);
+                let mut style = self.marked(x, y, line.style(cell));
                 style.attrs.set(Attrs::INVERSE, !style.attrs.has(Attrs::INVERSE));
                 let wide = x + 1 < line.len() && line[x + 1].is_spacer();
                 self.draw_cell(screen, x, y, cell, style, wide);

@@ -123,3 +123,44 @@ fn bad_sizes_and_fonts_are_refused() {
     assert!(Fonts::find("DejaVu Sans Mono", 0.0, 1.0).is_err());
     assert!(Fonts::find("DejaVu Sans Mono", 12.0, 100.0).is_err());
 }
+
+#[test]
+fn marked_cells_are_drawn_inverted_and_unmarked_again_only_where_they_change() {
+    // A selection is drawn as those cells in inverse video, whether marked before a full
+    // drawing or between two drawings of damage only, and through a scroll (the marks move
+    // with the rows); taking the marks away gives the unmarked pixels back.
+    let mut t = Terminal::new(12, 4);
+    t.feed("abc \x1b[7mdef\x1b[0m \u{65e5}x\r\nline two\r\n".as_bytes());
+    let mut kept = Renderer::new(fonts(), 12, 4);
+    kept.render(t.screen());
+    t.screen_mut().clear_damage();
+    let marks = vec![Some((1, 10)), Some((0, 3))];
+    kept.set_marks(marks.clone());
+    kept.render(t.screen());
+    let mut fresh = Renderer::new(fonts(), 12, 4);
+    fresh.set_marks(marks);
+    fresh.render(t.screen());
+    assert!(kept.fb.pixels == fresh.fb.pixels, "marking between renders differs from a full drawing");
+    // The marked cells are their inverse: "b" marked equals "b" in inverse video.
+    let mut inv = Terminal::new(12, 4);
+    inv.feed("a\x1b[7mbc \x1b[0mdef\x1b[7m \u{65e5}\x1b[0mx\r\n\x1b[7mlin\x1b[0me two\r\n".as_bytes());
+    let mut r = Renderer::new(fonts(), 12, 4);
+    r.render(inv.screen());
+    for (x, y) in [(0, 0), (1, 0), (4, 0), (7, 0), (8, 0), (9, 0), (10, 0), (2, 1), (3, 1)] {
+        assert!(cell_pixels(&kept, x, y) == cell_pixels(&r, x, y), "cell {x},{y} is not drawn as its inverse");
+    }
+    // A scroll by one: the marks the window computes move up with the text.
+    t.feed(b"\r\n\r\n");
+    kept.set_marks(vec![Some((1, 10)), None]);
+    kept.render(t.screen());
+    t.screen_mut().clear_damage();
+    let mut fresh = Renderer::new(fonts(), 12, 4);
+    fresh.set_marks(vec![Some((1, 10)), None]);
+    fresh.render(t.screen());
+    assert!(kept.fb.pixels == fresh.fb.pixels, "marks through a scroll differ from a full drawing");
+    kept.set_marks(Vec::new());
+    kept.render(t.screen());
+    let mut plain = Renderer::new(fonts(), 12, 4);
+    plain.render(t.screen());
+    assert!(kept.fb.pixels == plain.fb.pixels, "unmarking does not give the plain pixels back");
+}

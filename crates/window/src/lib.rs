@@ -13,10 +13,13 @@
 //!
 //! Keys (`keys.rs`) are read from the X server's keyboard map (core protocol: the keysym of a
 //! key with Shift, CapsLock and NumLock taken into account) and encoded as xterm encodes them.
-//! Not yet: xkbcommon (dead keys, compose), mouse selection and the X clipboards, mouse
-//! reporting, virtual terminals and `--attach` (see the README).
+//! The mouse (`mouse.rs`) selects text or is reported to the program that asked; selections
+//! are X's PRIMARY and CLIPBOARD (`clipboard.rs`).
+//! Not yet: xkbcommon (dead keys, compose), virtual terminals and `--attach` (see the README).
 
+mod clipboard;
 mod keys;
+mod mouse;
 
 use std::os::fd::AsFd;
 use std::time::Instant;
@@ -37,6 +40,10 @@ use x11rb::protocol::xproto::{
 use x11rb::protocol::Event;
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
+
+use blitty_io::text::Pos;
+use clipboard::Clipboard;
+use mouse::{Action, Clicks, Selection, Unit};
 
 pub use keys::{encode, Keyboard};
 
@@ -103,6 +110,9 @@ pub fn run(opts: Options) -> Result<i32, String> {
     let events = EventMask::EXPOSURE
         | EventMask::KEY_PRESS
         | EventMask::BUTTON_PRESS
+        | EventMask::BUTTON_RELEASE
+        | EventMask::POINTER_MOTION
+        | EventMask::PROPERTY_CHANGE
         | EventMask::STRUCTURE_NOTIFY
         | EventMask::FOCUS_CHANGE;
     conn.create_window(
@@ -172,6 +182,16 @@ pub fn run(opts: Options) -> Result<i32, String> {
     // Lines the view is scrolled back into history (0: the live screen).
     let mut back = 0usize;
     let mut ended: Option<i32> = None;
+    let mut clip = Clipboard::new(&conn, win)?;
+    let primary: u32 = AtomEnum::PRIMARY.into();
+    let mut clicks = Clicks::default();
+    // The selection shown, whether the left button is making it (and has moved), the button
+    // held while the mouse is reported, and the cell last reported.
+    let mut selection: Option<Selection> = None;
+    let (mut selecting, mut moved) = (false, false);
+    let mut held: Option<u8> = None;
+    let mut last_cell: Option<(usize, usize)> = None;
+    let mut was_alternate = false;
     let target =
         Target { conn: &conn, win, gc, depth, big_endian, max_bytes: conn.maximum_request_bytes().saturating_sub(64) };
 
@@ -213,6 +233,23 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 Event::KeyPress(k) => {
                     let (sym, state) = (keyboard.keysym(k.detail, k.state.into()), u16::from(k.state));
                     let screen = term.screen();
+                    let ctrl_shift = state & (keys::CONTROL | keys::SHIFT) == keys::CONTROL | keys::SHIFT;
+                    // Ctrl-Shift-C copies the selection to CLIPBOARD, Ctrl-Shift-V pastes it,
+                    // Shift-Insert pastes PRIMARY (xterm's, and the desktop terminals' keys).
+                    if ctrl_shift && matches!(sym, 0x43 | 0x63) {
+                        if let Some(sel) = selection {
+                            clip.own(&conn, clip.atoms.clipboard, sel.text(screen), k.time)?;
+                        }
+                        continue;
+                    }
+                    if ctrl_shift && matches!(sym, 0x56 | 0x76) {
+                        clip.paste(&conn, clip.atoms.clipboard, k.time)?;
+                        continue;
+                    }
+                    if state & keys::SHIFT != 0 && matches!(sym, 0xff63 | 0xff9e) {
+                        clip.paste(&conn, primary, k.time)?;
+                        continue;
+                    }
                     // Shift-PageUp and Shift-PageDown page through the scrollback (the
                     // alternate screen has none: they go to the program there).
                     if state & keys::SHIFT != 0 && matches!(sym, 0xff55 | 0xff56) && !screen.alternate_screen() {
@@ -236,19 +273,132 @@ pub fn run(opts: Options) -> Result<i32, String> {
                         }
                     }
                 }
-                // The wheel: three lines through the scrollback; on the alternate screen with
-                // mode 1007 (alternate scroll), three cursor keys to the program.
-                Event::ButtonPress(b) if b.detail == 4 || b.detail == 5 => {
+                Event::ButtonPress(b) => {
+                    let state = u16::from(b.state);
+                    let (cell, at) = view_cell(term.screen(), back, (cw, ch), b.event_x, b.event_y);
                     let screen = term.screen();
-                    if !screen.alternate_screen() {
-                        back =
-                            if b.detail == 4 { (back + 3).min(screen.history_len()) } else { back.saturating_sub(3) };
-                        dirty = true;
-                    } else if screen.modes().alternate_scroll && ended.is_none() {
-                        let key = encode(if b.detail == 4 { 0xff52 } else { 0xff54 }, 0, screen.modes());
-                        for _ in 0..3 {
-                            to_child.extend_from_slice(&key);
+                    // The mouse is the program's when it asked for it, unless Shift is held.
+                    if reports(screen, state) && ended.is_none() {
+                        let px = (b.event_x.max(0) as usize, b.event_y.max(0) as usize);
+                        let alt_ctrl = (state & keys::ALT != 0, state & keys::CONTROL != 0);
+                        if let Some(r) = mouse::report(
+                            screen.modes(),
+                            Action::Press,
+                            Some(b.detail),
+                            cell,
+                            px,
+                            alt_ctrl.0,
+                            alt_ctrl.1,
+                        ) {
+                            to_child.extend_from_slice(&r);
+                            pacer.key(Instant::now());
                         }
+                        if (1..=3).contains(&b.detail) {
+                            held = Some(b.detail);
+                        }
+                        last_cell = Some(cell);
+                        continue;
+                    }
+                    match b.detail {
+                        1 => {
+                            let unit = clicks.press(Instant::now(), at);
+                            selection = Some(Selection::new(screen, at, unit));
+                            (selecting, moved) = (true, unit != Unit::Char);
+                            dirty = true;
+                        }
+                        2 => clip.paste(&conn, primary, b.time)?,
+                        3 => {
+                            if let Some(sel) = selection.as_mut() {
+                                sel.extend(at);
+                                clip.own(&conn, primary, sel.text(screen), b.time)?;
+                                dirty = true;
+                            }
+                        }
+                        // The wheel: three lines through the scrollback; on the alternate
+                        // screen with mode 1007 (alternate scroll), three cursor keys.
+                        4 | 5 if !screen.alternate_screen() => {
+                            back = if b.detail == 4 {
+                                (back + 3).min(screen.history_len())
+                            } else {
+                                back.saturating_sub(3)
+                            };
+                            dirty = true;
+                        }
+                        4 | 5 if screen.modes().alternate_scroll && ended.is_none() => {
+                            let key = encode(if b.detail == 4 { 0xff52 } else { 0xff54 }, 0, screen.modes());
+                            for _ in 0..3 {
+                                to_child.extend_from_slice(&key);
+                            }
+                            pacer.key(Instant::now());
+                        }
+                        _ => {}
+                    }
+                }
+                Event::MotionNotify(m) => {
+                    let state = u16::from(m.state);
+                    let (cell, at) = view_cell(term.screen(), back, (cw, ch), m.event_x, m.event_y);
+                    let screen = term.screen();
+                    if selecting {
+                        if let Some(sel) = selection.as_mut() {
+                            if moved || sel.range(screen) != (at, at) {
+                                sel.extend(at);
+                                moved = true;
+                                dirty = true;
+                            }
+                        }
+                    } else if reports(screen, state) && ended.is_none() && last_cell != Some(cell) {
+                        let px = (m.event_x.max(0) as usize, m.event_y.max(0) as usize);
+                        let (alt, ctrl) = (state & keys::ALT != 0, state & keys::CONTROL != 0);
+                        if let Some(r) = mouse::report(screen.modes(), Action::Motion, held, cell, px, alt, ctrl) {
+                            to_child.extend_from_slice(&r);
+                        }
+                        last_cell = Some(cell);
+                    }
+                }
+                Event::ButtonRelease(b) => {
+                    let state = u16::from(b.state);
+                    if selecting && b.detail == 1 {
+                        selecting = false;
+                        match selection {
+                            // A click without a drag selects nothing (and keeps PRIMARY).
+                            Some(_) if !moved => selection = None,
+                            Some(sel) => clip.own(&conn, primary, sel.text(term.screen()), b.time)?,
+                            None => {}
+                        }
+                        dirty = true;
+                    } else if held == Some(b.detail) {
+                        held = None;
+                        let (cell, _) = view_cell(term.screen(), back, (cw, ch), b.event_x, b.event_y);
+                        let screen = term.screen();
+                        if reports(screen, state & !keys::SHIFT) && ended.is_none() {
+                            let px = (b.event_x.max(0) as usize, b.event_y.max(0) as usize);
+                            let (alt, ctrl) = (state & keys::ALT != 0, state & keys::CONTROL != 0);
+                            if let Some(r) =
+                                mouse::report(screen.modes(), Action::Release, Some(b.detail), cell, px, alt, ctrl)
+                            {
+                                to_child.extend_from_slice(&r);
+                            }
+                        }
+                    }
+                }
+                Event::SelectionRequest(r) => clip.serve(&conn, &r)?,
+                Event::SelectionClear(c) => {
+                    // Another client's selection: ours is no longer shown (xterm).
+                    let ours = clip.lost(c.selection);
+                    if ours && c.selection == primary && !selecting {
+                        selection = None;
+                        dirty = true;
+                    }
+                }
+                Event::SelectionNotify(n) => {
+                    if let Some(text) = clip.notified(&conn, &n)? {
+                        pasted(&mut to_child, &text, term.screen(), ended.is_none(), &mut back, &mut dirty);
+                        pacer.key(Instant::now());
+                    }
+                }
+                Event::PropertyNotify(p) if p.window == win => {
+                    if let Some(text) = clip.property(&conn, p.atom, p.state)? {
+                        pasted(&mut to_child, &text, term.screen(), ended.is_none(), &mut back, &mut dirty);
                         pacer.key(Instant::now());
                     }
                 }
@@ -265,12 +415,21 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 Event::UnmapNotify(_) => mapped = false,
                 Event::FocusIn(_) => {
                     focused = true;
+                    // Focus events (mode 1004) for the programs that asked.
+                    if term.screen().modes().focus_events && ended.is_none() {
+                        to_child.extend_from_slice(b"\x1b[I");
+                    }
                     if urgent {
                         urgent = false;
                         set_urgent(false)?;
                     }
                 }
-                Event::FocusOut(_) => focused = false,
+                Event::FocusOut(_) => {
+                    focused = false;
+                    if term.screen().modes().focus_events && ended.is_none() {
+                        to_child.extend_from_slice(b"\x1b[O");
+                    }
+                }
                 Event::ShmCompletion(_) => {
                     if let Some(s) = shm.as_mut() {
                         s.busy = false;
@@ -283,6 +442,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
                     if (cols, rows) != (term.screen().cols(), term.screen().rows()) {
                         term.resize(cols, rows);
                         renderer.resize(cols, rows);
+                        // The lines were wrapped again: their numbers changed.
+                        selection = None;
                         let _ = child.resize(Size { cols: cols as u16, rows: rows as u16 });
                     }
                     renderer.invalidate();
@@ -363,6 +524,32 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 set_urgent(true)?;
             }
         }
+        // The program's clipboard writes (OSC 52), as alacritty and kitty take them: `p` is
+        // PRIMARY, `c` and `s` (and none named) CLIPBOARD. Reads are refused by the engine.
+        if let Some(c) = term.screen_mut().take_clipboard() {
+            let text = String::from_utf8_lossy(&c.text).into_owned();
+            if !text.is_empty() {
+                if c.selections.contains('p') {
+                    clip.own(&conn, primary, text.clone(), x11rb::CURRENT_TIME)?;
+                }
+                if c.selections.is_empty() || c.selections.contains(['c', 's']) {
+                    clip.own(&conn, clip.atoms.clipboard, text, x11rb::CURRENT_TIME)?;
+                }
+            }
+        }
+        // The selection goes when output writes over it or the screen switches.
+        if let Some(sel) = selection {
+            let screen = term.screen();
+            let (a, b) = sel.range(screen);
+            let live = screen.history_pushed();
+            let touched = (0..screen.rows())
+                .any(|y| screen.row_damage(y).is_some() && (a.line..=b.line).contains(&(live + y as u64)));
+            if touched || screen.alternate_screen() != was_alternate {
+                selection = None;
+                dirty = true;
+            }
+        }
+        was_alternate = term.screen().alternate_screen();
         // The title, as plain text (OSC 0 and 2), unless --title fixed it.
         if fixed_title.is_none() && term.screen().title() != shown_title && !term.screen().title().is_empty() {
             shown_title = term.screen().title().to_string();
@@ -371,6 +558,9 @@ pub fn run(opts: Options) -> Result<i32, String> {
         let now = Instant::now();
         let shm_busy = shm.as_ref().is_some_and(|s| s.busy);
         if dirty && mapped && !shm_busy && pacer.due(now) {
+            let screen = term.screen();
+            let top = screen.history_pushed() - back as u64;
+            renderer.set_marks(selection.map(|s| s.marks(screen, top, screen.rows())).unwrap_or_default());
             let rects = renderer.render_back(term.screen(), back);
             term.screen_mut().clear_damage();
             if let (Some(top), Some(bottom)) = (rects.iter().map(|r| r.y).min(), rects.iter().map(|r| r.y + r.h).max())
@@ -550,6 +740,46 @@ impl Shm {
         .map_err(x_err)?;
         self.busy = true;
         Ok(())
+    }
+}
+
+/// Whether the mouse goes to the program: it asked for it (a tracking mode) and Shift is not
+/// held (Shift lets the user select, as in xterm).
+fn reports(screen: &blitty_vt::Screen, state: u16) -> bool {
+    screen.modes().mouse != blitty_vt::term::MouseTracking::Off && state & keys::SHIFT == 0
+}
+
+/// The cell under pixel (x, y) of the window, clamped to the grid: as (column, row) of the view
+/// and as a place in the text of a view `back` lines into the scrollback.
+fn view_cell(
+    screen: &blitty_vt::Screen,
+    back: usize,
+    (cw, ch): (usize, usize),
+    x: i16,
+    y: i16,
+) -> ((usize, usize), Pos) {
+    let col = (x.max(0) as usize / cw).min(screen.cols() - 1);
+    let row = (y.max(0) as usize / ch).min(screen.rows() - 1);
+    let line = screen.history_pushed() - back as u64 + row as u64;
+    ((col, row), Pos { line, col })
+}
+
+/// A paste arrived: it goes to the program (see `mouse::paste_bytes`), and the view to the live
+/// screen.
+fn pasted(
+    to_child: &mut Vec<u8>,
+    text: &[u8],
+    screen: &blitty_vt::Screen,
+    running: bool,
+    back: &mut usize,
+    dirty: &mut bool,
+) {
+    if running && !text.is_empty() {
+        to_child.extend_from_slice(&mouse::paste_bytes(text, screen.modes()));
+        if *back > 0 {
+            *back = 0;
+            *dirty = true;
+        }
     }
 }
 
