@@ -3,7 +3,8 @@
 # tmux and script (end-to-end tests, corpus recording, benchmarks), libvterm (a peer engine in
 # the benchmark), pkg-config (to find it), GNU screen, Xvfb and xterm (host terminals in the
 # benchmark), lrzsz (a real XMODEM receiver for the serial tests), fontconfig and DejaVu Sans
-# Mono (the pixel renderer), xclip (the window's clipboard tests),
+# Mono (the pixel renderer), xclip (the window's clipboard tests), libxkbcommon-dev, xkb-data,
+# libx11-data and x11-xkb-utils (the window's keyboard and its layout tests),
 # and the rustfmt and clippy components.
 set -euo pipefail
 need=()
@@ -29,6 +30,12 @@ command -v xterm >/dev/null || need+=(xterm)
 command -v stterm >/dev/null || need+=(stterm)
 # xclip reads and sets the X selections in the window's clipboard tests.
 command -v xclip >/dev/null || need+=(xclip)
+# The window's keyboard: libxkbcommon (built against), the layouts it compiles (xkb-data),
+# the compose tables of dead keys (libx11-data), and setxkbmap for the layout tests.
+pkg-config --exists xkbcommon 2>/dev/null || need+=(libxkbcommon-dev)
+[ -d /usr/share/X11/xkb/symbols ] || need+=(xkb-data)
+[ -f /usr/share/X11/locale/compose.dir ] || need+=(libx11-data)
+command -v setxkbmap >/dev/null || need+=(x11-xkb-utils)
 # The pixel renderer's font (blitty replay --png, and its tests) and fontconfig to find it.
 command -v fc-match >/dev/null || need+=(fontconfig)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || need+=(fonts-dejavu-core)

@@ -31,7 +31,9 @@ impl Xvfb {
     fn start() -> Xvfb {
         // -displayfd: the server picks a free display and says which on standard output.
         let mut child = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"])
+            // -noreset: the server keeps its state (a keyboard layout set) when its last
+            // client leaves.
+            .args(["-displayfd", "1", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -314,6 +316,8 @@ fn xclip_in(x: &Xvfb, selection: &str, text: &[u8]) {
         .env("DISPLAY", &x.display)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
+        // It says so when the test's X server goes away under it.
+        .stderr(Stdio::null())
         .spawn()
         .expect("xclip");
     std::io::Write::write_all(c.stdin.as_mut().unwrap(), text).unwrap();
@@ -422,6 +426,69 @@ fn the_mouse_and_the_focus_are_reported_to_programs_that_ask_and_shift_selects()
     wait_until(|| xclip_out(&x, "primary") == "ready");
     assert_eq!(xclip_out(&x, "primary"), "ready", "Shift and a double click select");
     assert_eq!(std::fs::read(&out).unwrap(), want, "the reports the program read");
+    let _ = blitty.kill();
+    let _ = blitty.wait();
+}
+
+/// Key code `code` pressed with the key codes `held` down (XTEST).
+fn key_with(conn: &RustConnection, held: &[u8], code: u8) {
+    let mut keys = held.to_vec();
+    keys.push(code);
+    chord(conn, &keys);
+}
+
+#[test]
+fn a_german_layout_types_altgr_dead_keys_and_switches_to_russian() {
+    let x = Xvfb::start();
+    // The layout set as a user sets it (the X server compiles and loads the keymap, and
+    // publishes its names on the root window).
+    let layout = |l: &str| {
+        let st = Command::new("setxkbmap").args(["-layout", l]).env("DISPLAY", &x.display).status();
+        assert!(st.expect("setxkbmap (scripts/setup.sh installs x11-xkb-utils)").success(), "setxkbmap {l}");
+    };
+    layout("de");
+    let out = Scratch::new("window-layout.out");
+    let script = format!("printf ready; stty raw -echo; exec cat > {}", out.display());
+    let (conn, _root, mut blitty, win) = window(&x, &script);
+    assert_eq!(differs_from_replay(&conn, win, b"ready", 40, 8), 0, "the program's ready");
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    conn.flush().unwrap();
+    // Key codes of a PC keyboard (evdev): the keys, not what a layout puts on them.
+    let (shift, altgr) = (50, 108);
+    let (ad06, ad01, ad03, ae12, ac10, ac01, ae03) = (29, 24, 26, 21, 47, 38, 12);
+    // German: Z where US has Y, AltGr-Q is @, the dead acute then e is é, Shift of the dead
+    // key is the dead grave, then e is è, Ö has a key of its own, Shift-3 is §.
+    key_with(&conn, &[], ad06);
+    key_with(&conn, &[altgr], ad01);
+    key_with(&conn, &[], ae12);
+    key_with(&conn, &[], ad03);
+    key_with(&conn, &[shift], ae12);
+    key_with(&conn, &[], ad03);
+    key_with(&conn, &[], ac10);
+    key_with(&conn, &[shift], ae03);
+    let want = "z@éèö§";
+    wait_until(|| std::fs::read(&out).unwrap_or_default() == want.as_bytes());
+    assert_eq!(String::from_utf8_lossy(&std::fs::read(&out).unwrap()), want, "typed on the German layout");
+    // Russian, switched while the window runs: the key of A is ф (a legacy Cyrillic keysym).
+    layout("ru");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    // The window reads the keymap again when the server says it changed; until then a key
+    // may still be German: keys go, each read before the next, until one comes out Russian.
+    loop {
+        let before = std::fs::metadata(&out).map_or(0, |m| m.len());
+        key_with(&conn, &[], ac01);
+        wait_until(|| std::fs::metadata(&out).is_ok_and(|m| m.len() > before));
+        let got = String::from_utf8_lossy(&std::fs::read(&out).unwrap_or_default()).into_owned();
+        if got.ends_with('ф') {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no Cyrillic after switching to ru: {got:?}");
+    }
+    let mut want = String::from_utf8_lossy(&std::fs::read(&out).unwrap()).into_owned();
+    key_with(&conn, &[shift], ac01);
+    want.push('Ф');
+    wait_until(|| std::fs::read(&out).unwrap_or_default() == want.as_bytes());
+    assert_eq!(String::from_utf8_lossy(&std::fs::read(&out).unwrap()), want, "typed on the Russian layout");
     let _ = blitty.kill();
     let _ = blitty.wait();
 }

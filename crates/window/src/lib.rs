@@ -45,7 +45,7 @@ use blitty_io::text::Pos;
 use clipboard::Clipboard;
 use mouse::{Action, Clicks, Selection, Unit};
 
-pub use keys::{encode, Keyboard};
+pub use keys::{encode, Keyboard, Press};
 
 pub struct Options {
     pub argv: Vec<std::ffi::OsString>,
@@ -88,7 +88,19 @@ pub fn run(opts: Options) -> Result<i32, String> {
         ));
     }
     let big_endian = setup.image_byte_order == ImageOrder::MSB_FIRST;
-    let keyboard = Keyboard::load(&conn).map_err(x_err)?;
+    // XKB's own key events carry the keyboard group (the layout) in their state.
+    {
+        use x11rb::protocol::xkb::ConnectionExt as _;
+        let _ = conn.xkb_use_extension(1, 0).map(|c| c.reply());
+    }
+    let mut keyboard = Keyboard::load(&conn, root).map_err(x_err)?;
+    // The layout's names change on the root window (setxkbmap): the keymap is read again.
+    conn.change_window_attributes(
+        root,
+        &x11rb::protocol::xproto::ChangeWindowAttributesAux::new().event_mask(EventMask::PROPERTY_CHANGE),
+    )
+    .map_err(x_err)?;
+    let xkb_names = conn.intern_atom(false, b"_XKB_RULES_NAMES").map_err(x_err)?.reply().map_err(x_err)?.atom;
 
     let (cw, ch) = (opts.fonts.cell_w, opts.fonts.cell_h);
     // The window's pixels are bounded as a framebuffer's (and X's 16-bit sizes): a grid that
@@ -231,7 +243,21 @@ pub fn run(opts: Options) -> Result<i32, String> {
             };
             match ev {
                 Event::KeyPress(k) => {
-                    let (sym, state) = (keyboard.keysym(k.detail, k.state.into()), u16::from(k.state));
+                    let state = u16::from(k.state);
+                    let sym = match keyboard.press(k.detail, state) {
+                        Press::Sym(sym) => sym,
+                        Press::Pending => continue,
+                        // A compose sequence's text goes as it is.
+                        Press::Text(text) => {
+                            if ended.is_none() {
+                                to_child.extend_from_slice(text.as_bytes());
+                                pacer.key(Instant::now());
+                                back = 0;
+                                dirty = true;
+                            }
+                            continue;
+                        }
+                    };
                     let screen = term.screen();
                     let ctrl_shift = state & (keys::CONTROL | keys::SHIFT) == keys::CONTROL | keys::SHIFT;
                     // Ctrl-Shift-C copies the selection to CLIPBOARD, Ctrl-Shift-V pastes it,
@@ -395,6 +421,10 @@ pub fn run(opts: Options) -> Result<i32, String> {
                         pasted(&mut to_child, &text, term.screen(), ended.is_none(), &mut back, &mut dirty);
                         pacer.key(Instant::now());
                     }
+                }
+                Event::MappingNotify(_) => keyboard = Keyboard::load(&conn, root).map_err(x_err)?,
+                Event::PropertyNotify(p) if p.window == root && p.atom == xkb_names => {
+                    keyboard = Keyboard::load(&conn, root).map_err(x_err)?;
                 }
                 Event::PropertyNotify(p) if p.window == win => {
                     if let Some(text) = clip.property(&conn, p.atom, p.state)? {
