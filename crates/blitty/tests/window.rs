@@ -128,13 +128,6 @@ fn a_program_in_the_window_is_drawn_typed_to_resized_and_hung_up_on_close() {
     );
     let (conn, root, mut blitty, win) = window(&x, &script);
 
-    // Its pixels equal the headless renderer's PNG of the same output.
-    assert_eq!(
-        differs_from_replay(&conn, win, shown.as_bytes(), 40, 8),
-        0,
-        "pixels differing from `blitty replay --png`"
-    );
-
     // The bell rang while the window had no focus: the urgency hint is set; the focus clears it.
     let urgent = || {
         conn.get_property(false, win, AtomEnum::WM_HINTS, AtomEnum::WM_HINTS, 0, 9)
@@ -149,6 +142,13 @@ fn a_program_in_the_window_is_drawn_typed_to_resized_and_hung_up_on_close() {
     conn.flush().unwrap();
     wait_until(|| !urgent());
     assert!(!urgent(), "the focus clears the urgency hint");
+    // Its pixels equal the headless renderer's PNG of the same output (with the focus: without
+    // it the cursor is an outline).
+    assert_eq!(
+        differs_from_replay(&conn, win, shown.as_bytes(), 40, 8),
+        0,
+        "pixels differing from `blitty replay --png`"
+    );
     for sym in [0x61, 0x62, 0xff52] {
         tap(&conn, keycode(&conn, sym));
     }
@@ -238,8 +238,8 @@ fn shift_page_up_and_the_wheel_scroll_back_and_a_key_comes_back() {
     let (conn, root, mut blitty, win) = window(&x, "seq 1 100; exec cat > /dev/null");
     // Live: 94 to 100 and the cursor's empty row; history holds 1 to 93.
     let live: Vec<u8> = (1..=100).flat_map(|i| format!("{i}\r\n").into_bytes()).collect();
-    assert_eq!(differs_from_replay(&conn, win, &live, 40, 8), 0, "the live screen");
     conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    assert_eq!(differs_from_replay(&conn, win, &live, 40, 8), 0, "the live screen");
     let shift = keycode(&conn, 0xffe1);
     let press = |code: u8, down: bool| {
         conn.xtest_fake_input(if down { 2 } else { 3 }, code, 0, x11rb::NONE, 0, 0, 0).unwrap();
@@ -335,6 +335,7 @@ fn mouse_selections_are_primary_and_clipboard_and_pastes_arrive_bracketed() {
         out.display()
     );
     let (conn, root, mut blitty, win) = window(&x, &script);
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
     let shown = "alpha beta gamma\r\nsecond line here\r\n";
     assert_eq!(differs_from_replay(&conn, win, shown.as_bytes(), 40, 8), 0, "the program's lines");
     let geometry = conn.get_geometry(win).unwrap().reply().unwrap();
@@ -403,10 +404,12 @@ fn the_mouse_and_the_focus_are_reported_to_programs_that_ask_and_shift_selects()
     let x = Xvfb::start();
     let out = Scratch::new("window-mouse.out");
     // Button events with motion (1002), SGR encoding (1006), focus events (1004).
-    let script =
-        format!("printf '\\033[?1002h\\033[?1006h\\033[?1004hready'; stty raw -echo; exec cat > {}", out.display());
+    let script = format!(
+        "printf '\\033[?25l\\033[?1002h\\033[?1006h\\033[?1004hready'; stty raw -echo; exec cat > {}",
+        out.display()
+    );
     let (conn, root, mut blitty, win) = window(&x, &script);
-    assert_eq!(differs_from_replay(&conn, win, b"ready", 40, 8), 0, "the program's ready");
+    assert_eq!(differs_from_replay(&conn, win, b"\x1b[?25lready", 40, 8), 0, "the program's ready");
     let geometry = conn.get_geometry(win).unwrap().reply().unwrap();
     let (cw, ch) = (geometry.width as usize / 40, geometry.height as usize / 8);
     let cell = |col: usize, row: usize| (col * cw + cw / 2, row * ch + ch / 2);
@@ -450,8 +453,8 @@ fn a_german_layout_types_altgr_dead_keys_and_switches_to_russian() {
     let out = Scratch::new("window-layout.out");
     let script = format!("printf ready; stty raw -echo; exec cat > {}", out.display());
     let (conn, _root, mut blitty, win) = window(&x, &script);
-    assert_eq!(differs_from_replay(&conn, win, b"ready", 40, 8), 0, "the program's ready");
     conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    assert_eq!(differs_from_replay(&conn, win, b"ready", 40, 8), 0, "the program's ready");
     conn.flush().unwrap();
     // Key codes of a PC keyboard (evdev): the keys, not what a layout puts on them.
     let (shift, altgr) = (50, 108);
@@ -489,6 +492,32 @@ fn a_german_layout_types_altgr_dead_keys_and_switches_to_russian() {
     want.push('Ф');
     wait_until(|| std::fs::read(&out).unwrap_or_default() == want.as_bytes());
     assert_eq!(String::from_utf8_lossy(&std::fs::read(&out).unwrap()), want, "typed on the Russian layout");
+    let _ = blitty.kill();
+    let _ = blitty.wait();
+}
+
+#[test]
+fn a_blinking_cursor_blinks_while_focused_and_is_an_outline_without_the_focus() {
+    let x = Xvfb::start();
+    // A blinking block (DECSCUSR 1).
+    let (conn, _root, mut blitty, win) = window(&x, "printf '\\033[1 qab'; exec cat > /dev/null");
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    conn.flush().unwrap();
+    // On (the block) and off (as if hidden), each seen within the wait.
+    assert_eq!(differs_from_replay(&conn, win, b"\x1b[1 qab", 40, 8), 0, "the cursor on");
+    assert_eq!(differs_from_replay(&conn, win, b"\x1b[1 qab\x1b[?25l", 40, 8), 0, "the cursor off");
+    assert_eq!(differs_from_replay(&conn, win, b"\x1b[1 qab", 40, 8), 0, "the cursor on again");
+    // Without the focus: neither the block nor nothing, but an outline, steady.
+    conn.set_input_focus(InputFocus::POINTER_ROOT, x11rb::NONE, x11rb::CURRENT_TIME).unwrap();
+    conn.flush().unwrap();
+    let (pw, ph, block) = common::replay_png(BLITTY, b"\x1b[1 qab", 40, 8, &["--font-size", "10"]);
+    let (_, _, hidden) = common::replay_png(BLITTY, b"ab\x1b[?25l", 40, 8, &["--font-size", "10"]);
+    let mut got = Vec::new();
+    wait_until(|| {
+        got = pixels(&conn, win, pw as u16, ph as u16);
+        got != block && got != hidden && !got.is_empty()
+    });
+    assert!(got != block && got != hidden, "the unfocused cursor is an outline");
     let _ = blitty.kill();
     let _ = blitty.wait();
 }

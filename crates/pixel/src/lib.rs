@@ -175,6 +175,10 @@ pub struct Renderer {
     /// was drawn so (a row whose marks change is drawn again).
     marks: Vec<Option<(usize, usize)>>,
     drawn_marks: Vec<Option<(usize, usize)>>,
+    /// The cursor is in the off phase of its blink (not drawn), or drawn as an outline (the
+    /// window does not have the focus, as xterm shows it).
+    cursor_off: bool,
+    cursor_hollow: bool,
 }
 
 impl Renderer {
@@ -190,7 +194,16 @@ impl Renderer {
             cursor_at: None,
             marks: Vec::new(),
             drawn_marks: Vec::new(),
+            cursor_off: false,
+            cursor_hollow: false,
         }
+    }
+
+    /// How the next renders draw the cursor: not at all (`off`: a blink's dark phase), or as
+    /// an outline of its cell (`hollow`: the window lost the focus).
+    pub fn set_cursor(&mut self, off: bool, hollow: bool) {
+        self.cursor_off = off;
+        self.cursor_hollow = hollow;
     }
 
     /// Marks columns `[from, to)` of rows of the view as selected (drawn in inverse) from the
@@ -318,7 +331,7 @@ impl Renderer {
         }
         self.drawn_marks = self.marks.clone();
         let c = screen.cursor();
-        if screen.modes().cursor_visible && c.y < rows && c.x < self.cols {
+        if screen.modes().cursor_visible && !self.cursor_off && c.y < rows && c.x < self.cols {
             self.draw_cursor(screen, c.x, c.y);
             self.cursor_at = Some((c.x, c.y));
             damaged.push(Rect { x: c.x * cw, y: c.y * ch, w: cw, h: ch });
@@ -447,6 +460,14 @@ impl Renderer {
         let (px, py) = (x * cw, y * ch);
         let colour = pack(screen.palette().cursor);
         let t = (cw / 6).max(1);
+        if self.cursor_hollow {
+            let t = (cw / 10).max(1);
+            self.fb.fill(px, py, cw, t, colour);
+            self.fb.fill(px, py + ch - t, cw, t, colour);
+            self.fb.fill(px, py, t, ch, colour);
+            self.fb.fill(px + cw - t, py, t, ch, colour);
+            return;
+        }
         match screen.modes().cursor_shape {
             CursorShape::BlinkingUnderline | CursorShape::SteadyUnderline => {
                 self.fb.fill(px, py + ch - t, cw, t, colour)

@@ -164,3 +164,25 @@ fn marked_cells_are_drawn_inverted_and_unmarked_again_only_where_they_change() {
     plain.render(t.screen());
     assert!(kept.fb.pixels == plain.fb.pixels, "unmarking does not give the plain pixels back");
 }
+
+#[test]
+fn a_cursor_off_in_its_blink_is_not_drawn_and_an_unfocused_one_is_an_outline() {
+    let (mut r, mut t) = rendered(b"ab", 6, 2);
+    let on = cell_pixels(&r, 2, 0);
+    t.screen_mut().clear_damage();
+    r.set_cursor(true, false);
+    r.render(t.screen());
+    let (hidden, _) = rendered(b"ab\x1b[?25l", 6, 2);
+    assert!(r.fb.pixels == hidden.fb.pixels, "a cursor off in its blink is drawn as a hidden one");
+    r.set_cursor(false, false);
+    r.render(t.screen());
+    assert!(cell_pixels(&r, 2, 0) == on, "on again");
+    r.set_cursor(false, true);
+    r.render(t.screen());
+    let outline = cell_pixels(&r, 2, 0);
+    let (cw, ch) = r.cell_size();
+    let cursor = pack(t.screen().palette().cursor);
+    let bg = pack(t.screen().palette().background);
+    assert_eq!(outline[0], cursor, "the outline's corner");
+    assert_eq!(outline[(ch / 2) * cw + cw / 2], bg, "the outline's inside");
+}

@@ -22,7 +22,7 @@ mod keys;
 mod mouse;
 
 use std::os::fd::AsFd;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use blitty_io::event::{PollSet, Wake};
 use blitty_io::pty::{self, Size};
@@ -204,12 +204,24 @@ pub fn run(opts: Options) -> Result<i32, String> {
     let mut held: Option<u8> = None;
     let mut last_cell: Option<(usize, usize)> = None;
     let mut was_alternate = false;
+    // The cursor's look drawn (off in its blink, hollow), and since when it has blinked.
+    let mut look = (false, false);
+    let mut blink_since = Instant::now();
     let target =
         Target { conn: &conn, win, gc, depth, big_endian, max_bytes: conn.maximum_request_bytes().saturating_sub(64) };
 
     let exit = 'run: loop {
         let now = Instant::now();
         let mut wake = Wake::default();
+        let (off, next) = cursor_blink(term.screen().modes(), focused && ended.is_none(), blink_since, now);
+        if (off, !focused) != look {
+            look = (off, !focused);
+            renderer.set_cursor(off, !focused);
+            dirty = true;
+        }
+        if let Some(next) = next {
+            wake.at(next);
+        }
         if dirty && mapped {
             wake.at(pacer.due_at(now));
         }
@@ -226,8 +238,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
         // Events the connection has read already (while writing) do not make it readable again:
         // one is taken now, and the poll does not wait if there was one.
         let queued = conn.poll_for_event().map_err(x_err)?;
-        set.wait(if queued.is_some() { Some(std::time::Duration::ZERO) } else { wake.timeout(now) })
-            .map_err(|e| e.to_string())?;
+        set.wait(if queued.is_some() { Some(Duration::ZERO) } else { wake.timeout(now) }).map_err(|e| e.to_string())?;
         let program_ev = set.events(Part::Program);
         drop(set);
 
@@ -244,6 +255,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
             match ev {
                 Event::KeyPress(k) => {
                     let state = u16::from(k.state);
+                    blink_since = Instant::now();
                     let sym = match keyboard.press(k.detail, state) {
                         Press::Sym(sym) => sym,
                         Press::Pending => continue,
@@ -517,6 +529,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 }
             }
             if taken > 0 {
+                blink_since = Instant::now();
                 to_child.extend_from_slice(&term.take_replies());
                 pacer.output(Instant::now());
                 dirty = true;
@@ -613,7 +626,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
         let _ = conn.flush();
     };
 
-    if ended.is_none() && !child.hang_up(std::time::Duration::from_secs(1)) {
+    if ended.is_none() && !child.hang_up(Duration::from_secs(1)) {
         let _ = child.child.kill();
         let _ = child.child.wait();
     }
@@ -773,6 +786,35 @@ impl Shm {
     }
 }
 
+/// xterm's cursorOnTime and cursorOffTime.
+const BLINK_ON: Duration = Duration::from_millis(600);
+const BLINK_OFF: Duration = Duration::from_millis(300);
+/// A cursor stops blinking (and stays on) this long after the last key or output, so that an
+/// idle window sends no frames (alacritty stops after 5 s, kitty after 15 s).
+const BLINK_FOR: Duration = Duration::from_secs(10);
+
+/// Whether a cursor in `modes` that has blinked since `since` is off at `now`, and when that
+/// changes next. It blinks when the program chose a blinking shape (DECSCUSR 1, 3, 5) or
+/// turned mode 12 on with the default shape, and the window has the focus (`active`).
+fn cursor_blink(modes: &blitty_vt::term::Modes, active: bool, since: Instant, now: Instant) -> (bool, Option<Instant>) {
+    use blitty_vt::term::CursorShape::*;
+    let blinks = match modes.cursor_shape {
+        BlinkingBlock | BlinkingUnderline | BlinkingBar => true,
+        SteadyBlock | SteadyUnderline | SteadyBar => false,
+        Default => modes.cursor_blink,
+    };
+    let age = now.saturating_duration_since(since);
+    if !blinks || !active || !modes.cursor_visible || age >= BLINK_FOR {
+        return (false, None);
+    }
+    let period = BLINK_ON + BLINK_OFF;
+    let phase = Duration::from_nanos((age.as_nanos() % period.as_nanos()) as u64);
+    let (off, left) = if phase < BLINK_ON { (false, BLINK_ON - phase) } else { (true, period - phase) };
+    // The last phase ends on, for good.
+    let next = (now + left).min(since + BLINK_FOR);
+    (off, Some(next))
+}
+
 /// Whether the mouse goes to the program: it asked for it (a tracking mode) and Shift is not
 /// held (Shift lets the user select, as in xterm).
 fn reports(screen: &blitty_vt::Screen, state: u16) -> bool {
@@ -820,4 +862,31 @@ fn pixel_of(c: blitty_vt::Rgb) -> u32 {
 /// WM_NAME is Latin-1: characters past it become '?'.
 fn latin1(text: &str) -> Vec<u8> {
     text.chars().map(|c| if (c as u32) < 256 { c as u8 } else { b'?' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_blinking_cursor_is_on_600_ms_off_300_and_on_for_good_after_10_s() {
+        let mut t = blitty_vt::Terminal::new(5, 2);
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let steady = *t.screen().modes();
+        assert_eq!(cursor_blink(&steady, true, t0, at(700)), (false, None), "the default shape is steady");
+        t.feed(b"\x1b[5 q");
+        let bar = *t.screen().modes();
+        assert_eq!(cursor_blink(&bar, true, t0, at(100)), (false, Some(at(600))));
+        assert_eq!(cursor_blink(&bar, true, t0, at(700)), (true, Some(at(900))));
+        assert_eq!(cursor_blink(&bar, true, t0, at(950)), (false, Some(at(1500))));
+        assert_eq!(cursor_blink(&bar, true, t0, at(9_850)), (true, Some(at(9_900))));
+        assert_eq!(cursor_blink(&bar, true, t0, at(9_950)), (false, Some(at(10_000))), "the last phase");
+        assert_eq!(cursor_blink(&bar, true, t0, at(10_000)), (false, None), "on for good");
+        assert_eq!(cursor_blink(&bar, false, t0, at(700)), (false, None), "without the focus");
+        t.feed(b"\x1b[0 q\x1b[?12h");
+        assert!(cursor_blink(t.screen().modes(), true, t0, at(700)).0, "mode 12");
+        t.feed(b"\x1b[2 q");
+        assert!(!cursor_blink(t.screen().modes(), true, t0, at(700)).0, "a steady block");
+    }
 }
