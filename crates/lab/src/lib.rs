@@ -19,5 +19,6 @@ pub mod stdio_bench;
 pub mod stones_bench;
 pub mod terminals;
 pub mod window_bench;
+pub mod window_latency;
 pub mod workloads;
 pub mod writes_bench;

@@ -75,6 +75,10 @@ fn argv(name: &str, blitty: &Path, cols: u16, rows: u16, cmd: &str) -> Result<Ve
                 format!("initial_window_height={rows}c"),
                 "-o".into(),
                 "remember_window_size=no".into(),
+                // Its cursor blinks by default: steady, so that only the echo draws when keys
+                // are timed.
+                "-o".into(),
+                "cursor_blink_interval=0".into(),
             ]);
         }
         _ => return Err("unknown".into()),
@@ -152,12 +156,17 @@ const TIMEOUT: Duration = Duration::from_secs(600);
 /// One cell of the table: MB/s, or why not.
 type Cell = Result<f64, String>;
 
+/// Key to pixels: the median and largest in ms, or why not.
+type Latency = Result<(f64, f64), String>;
+
 pub struct Report {
     pub files: Vec<(String, u64)>,
     pub sizes: Vec<(u16, u16)>,
     /// Per size, per file: the ceiling's MB/s, then per terminal.
     pub ceiling: Vec<Vec<Cell>>,
     pub rows: Vec<(String, Vec<Vec<Cell>>)>,
+    /// Per terminal, key to pixels at 80x24 while idle: the median and largest, in ms.
+    pub latency: Vec<(String, Latency)>,
 }
 
 pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, String> {
@@ -208,9 +217,20 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
             cells.push(per_file);
         }
     }
+    let keys = crate::window_latency::keys(opts.quick);
+    let mut latency = Vec::new();
+    for name in TERMINALS {
+        progress(&format!("{name}: key to pixels, {keys} keys"));
+        let cell = match (&xvfb, argv(name, &opts.blitty, 80, 24, "exec cat")) {
+            (Err(e), _) => Err(e.clone()),
+            (_, Err(e)) => Err(e),
+            (Ok(x), Ok(argv)) => crate::window_latency::key_to_pixels(&argv, &x.display, keys),
+        };
+        latency.push((name.to_string(), cell));
+    }
     let _ = std::fs::remove_dir_all(&dir);
     let files = files.iter().map(|(l, f)| (l.clone(), std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))).collect();
-    Ok(Report { files, sizes, ceiling, rows })
+    Ok(Report { files, sizes, ceiling, rows, latency })
 }
 
 pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Section, Error> {
@@ -227,6 +247,13 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
         "terminals_mbps": report.rows.iter().map(|(n, s)| serde_json::json!({
             "terminal": n,
             "mbps": s.iter().map(|f| f.iter().map(cell_json).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "key_to_pixels_ms": report.latency.iter().map(|(n, c)| serde_json::json!({
+            "terminal": n,
+            "result": match c {
+                Ok((median, max)) => serde_json::json!({ "median": median, "max": max }),
+                Err(e) => serde_json::json!({ "error": e }),
+            },
         })).collect::<Vec<_>>(),
     });
     Ok(Section { name: "window", markdown: markdown(&report, &ctx.command), json })
@@ -271,7 +298,21 @@ fn markdown(r: &Report, command: &str) -> String {
     let _ = writeln!(s, "{t}\n");
     let _ = writeln!(
         s,
-        "Not measured yet: frames per second during the flood, X requests and bytes per frame, CPU of each terminal and of the X server per GB, and key-to-pixels latency."
+        "Key to pixels at 80x24, idle: from a key sent with XTEST to the X server's first damage event on the terminal's window (DAMAGE, level NonEmpty), with `cat` echoing through the pty. Target for blitty window: at most one frame interval (16.7 ms at its default 60 Hz) plus 2 ms, and below every peer's.\n"
+    );
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN);
+    t.set_header(vec!["terminal", "median ms", "largest ms"]);
+    for (name, c) in &r.latency {
+        match c {
+            Ok((median, max)) => t.add_row(vec![name.clone(), format!("{median:.2}"), format!("{max:.2}")]),
+            Err(e) => t.add_row(vec![name.clone(), e.clone(), String::new()]),
+        };
+    }
+    let _ = writeln!(s, "{t}\n");
+    let _ = writeln!(
+        s,
+        "Not measured yet: frames per second during the flood, X requests and bytes per frame, CPU of each terminal and of the X server per GB, and key to pixels during a flood."
     );
     s
 }

@@ -499,7 +499,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
             }
         }
 
-        if program_ev.contains(PollFlags::OUT) && !to_child.is_empty() {
+        // Keys go at once (the master does not block), not after another turn's poll.
+        if master_open && !to_child.is_empty() {
             match rustix::io::write(&child.master, &to_child) {
                 Ok(n) => {
                     to_child.drain(..n);
