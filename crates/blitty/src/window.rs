@@ -60,6 +60,7 @@ pub fn run(args: Args) -> Result<i32> {
         hz: args.hz.or(cfg.hz).unwrap_or(60),
         scrollback: args.scrollback.or(cfg.scrollback).unwrap_or(blitty_vt::term::DEFAULT_SCROLLBACK),
         hold: args.hold,
+        shell: cfg.shell(),
     };
     blitty_window::run(opts).map_err(|e| anyhow!(e))
 }

@@ -89,10 +89,16 @@ fn tap(conn: &RustConnection, code: u8) {
 /// `blitty window` of 40x8 cells at 10 points running `sh -c script` on the test's X server:
 /// the connection, the blitty process and its window (once it is there).
 fn window(x: &Xvfb, script: &str) -> (RustConnection, u32, Child, u32) {
+    window_env(x, script, &[])
+}
+
+/// `window`, with `env` added to blitty's environment.
+fn window_env(x: &Xvfb, script: &str, env: &[(&str, &str)]) -> (RustConnection, u32, Child, u32) {
     let (conn, screen_num) = x11rb::connect(Some(&x.display)).expect("the test's X server");
     let root = conn.setup().roots[screen_num].root;
     let mut blitty = Command::new(BLITTY)
         .args(["window", "--size", "40x8", "--font-size", "10", "--", "sh", "-c", script])
+        .envs(env.iter().copied())
         .env("DISPLAY", &x.display)
         .stdin(Stdio::null())
         .spawn()
@@ -518,6 +524,72 @@ fn a_blinking_cursor_blinks_while_focused_and_is_an_outline_without_the_focus() 
         got != block && got != hidden && !got.is_empty()
     });
     assert!(got != block && got != hidden, "the unfocused cursor is an outline");
+    let _ = blitty.kill();
+    let _ = blitty.wait();
+}
+
+/// The window's title (_NET_WM_NAME).
+fn title(conn: &RustConnection, win: u32) -> String {
+    let atom = |n: &[u8]| conn.intern_atom(false, n).unwrap().reply().unwrap().atom;
+    let (name, utf8) = (atom(b"_NET_WM_NAME"), atom(b"UTF8_STRING"));
+    conn.get_property(false, win, name, utf8, 0, 256)
+        .ok()
+        .and_then(|c| c.reply().ok())
+        .map(|p| String::from_utf8_lossy(&p.value).into_owned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn virtual_terminals_open_switch_keep_parsing_hidden_and_close_with_their_program() {
+    let x = Xvfb::start();
+    // A new vty runs the user's shell: here a script that says "two" and echoes what it reads.
+    let shell = Scratch::new("window-vty-shell.sh");
+    std::fs::write(&shell, "#!/bin/sh\nprintf two; exec cat\n").unwrap();
+    std::fs::set_permissions(&shell, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // The first vty's program waits for a flag file, then writes 1.3 MB (far past what a pty
+    // holds unread) and says it is done: it finishes only if its vty is read while hidden.
+    let (flag, done) = (Scratch::new("window-vty.flag"), Scratch::new("window-vty.done"));
+    let script = format!(
+        "printf '\\033]2;first\\007one'; while [ ! -e {f} ]; do sleep 0.02; done; seq 1 200000; touch {d}; exec cat",
+        f = flag.display(),
+        d = done.display()
+    );
+    let (conn, _root, mut blitty, win) = window_env(&x, &script, &[("SHELL", shell.to_str().unwrap())]);
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    conn.flush().unwrap();
+    assert_eq!(differs_from_replay(&conn, win, b"one", 40, 8), 0, "the first vty");
+    let (ctrl, shift, alt) = (keycode(&conn, 0xffe3), keycode(&conn, 0xffe1), keycode(&conn, 0xffe9));
+    // With one vty, Alt-2 is the program's (cat echoes ESC 2 as ^[2).
+    chord(&conn, &[alt, keycode(&conn, 0x32)]);
+    assert_eq!(differs_from_replay(&conn, win, b"one^[2", 40, 8), 0, "Alt-2 went to the program");
+    // Ctrl-Shift-T: a second vty, shown, and the title says so.
+    chord(&conn, &[ctrl, shift, keycode(&conn, 0x74)]);
+    assert_eq!(differs_from_replay(&conn, win, b"two", 40, 8), 0, "the new vty");
+    wait_until(|| title(&conn, win).ends_with("[2/2]"));
+    assert!(title(&conn, win).ends_with("[2/2]"), "title: {}", title(&conn, win));
+    // Typed into the second, while the hidden first writes its flood.
+    tap(&conn, keycode(&conn, 0x62));
+    assert_eq!(differs_from_replay(&conn, win, b"twob", 40, 8), 0, "typed into the second");
+    std::fs::write(&flag, b"").unwrap();
+    wait_until(|| done.exists());
+    assert!(done.exists(), "the hidden vty's program could not write: its vty was not read");
+    // Ctrl-PageUp shows the first, as the flood left it.
+    chord(&conn, &[ctrl, keycode(&conn, 0xff55)]);
+    let mut first = b"one^[2".to_vec();
+    first.extend((1..=200000).flat_map(|i| format!("{i}\r\n").into_bytes()));
+    assert_eq!(differs_from_replay(&conn, win, &first, 40, 8), 0, "Ctrl-PageUp: the first");
+    wait_until(|| title(&conn, win) == "first [1/2]");
+    assert_eq!(title(&conn, win), "first [1/2]");
+    // Alt-2: the second again.
+    chord(&conn, &[alt, keycode(&conn, 0x32)]);
+    assert_eq!(differs_from_replay(&conn, win, b"twob", 40, 8), 0, "Alt-2: the second");
+    // Its program ends (Enter, then Ctrl-D to cat): the vty goes, the first is shown, alone.
+    tap(&conn, keycode(&conn, 0xff0d));
+    chord(&conn, &[ctrl, keycode(&conn, 0x64)]);
+    assert_eq!(differs_from_replay(&conn, win, &first, 40, 8), 0, "the first, after the second ended");
+    wait_until(|| title(&conn, win) == "first");
+    assert_eq!(title(&conn, win), "first", "one vty: no count in the title");
+    assert!(blitty.try_wait().unwrap().is_none(), "the window stays while a vty is left");
     let _ = blitty.kill();
     let _ = blitty.wait();
 }

@@ -57,6 +57,8 @@ pub struct Options {
     pub scrollback: usize,
     /// Keep the window open after the program ended (until it is closed).
     pub hold: bool,
+    /// What a new virtual terminal runs (Ctrl-Shift-T): the user's shell.
+    pub shell: std::ffi::OsString,
 }
 
 /// The most pixels a window's side may have (a framebuffer's bound, within X's 16 bits).
@@ -66,8 +68,14 @@ pub const MAX_SIDE: usize = 16384;
 enum Part {
     X,
     Program,
+    /// A virtual terminal not shown, by its place in `others`.
+    Hidden(usize),
     Signals,
 }
+
+/// The most virtual terminals one window holds (each is a program and a screen with its
+/// scrollback; tmux has no limit, but a window's tabs past a few dozen are a mistake).
+pub const MAX_VTYS: usize = 64;
 
 /// Something went wrong with the X server: one line for the user.
 fn x_err(e: impl std::fmt::Display) -> String {
@@ -113,9 +121,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
         ));
     }
     let mut renderer = Renderer::new(opts.fonts, opts.cols, opts.rows);
-    let mut term = Terminal::with_scrollback(opts.cols, opts.rows, opts.scrollback);
     let (mut width, mut height) = ((opts.cols * cw) as u16, (opts.rows * ch) as u16);
-    let bg = pixel_of(term.screen().palette().background);
+    let bg = pixel_of(blitty_vt::Palette::default().background);
     let mut shm = Shm::available(&conn);
 
     let win = conn.generate_id().map_err(x_err)?;
@@ -180,20 +187,17 @@ pub fn run(opts: Options) -> Result<i32, String> {
     conn.map_window(win).map_err(x_err)?;
     conn.flush().map_err(x_err)?;
 
-    let size = Size { cols: opts.cols as u16, rows: opts.rows as u16 };
-    let mut child = pty::spawn(&opts.argv, size).map_err(|e| format!("cannot start {program}: {e}"))?;
+    let mut cur = Vty::start(&opts.argv, opts.cols, opts.rows, opts.scrollback)
+        .map_err(|e| format!("cannot start {program}: {e}"))?;
     let mut signals = Signals::new(&[SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT]).map_err(|e| e.to_string())?;
     let mut pacer = Pacer::new(opts.hz);
     let mut buf = vec![0u8; 64 * 1024];
-    let mut to_child: Vec<u8> = Vec::new();
-    let mut master_open = true;
     let mut mapped = false;
     let mut dirty = true;
     let mut shown_title = String::new();
-    let (mut focused, mut urgent, mut bells_seen) = (false, false, 0u64);
+    let (mut focused, mut urgent) = (false, false);
     // Lines the view is scrolled back into history (0: the live screen).
     let mut back = 0usize;
-    let mut ended: Option<i32> = None;
     let mut clip = Clipboard::new(&conn, win)?;
     let primary: u32 = AtomEnum::PRIMARY.into();
     let mut clicks = Clicks::default();
@@ -207,13 +211,18 @@ pub fn run(opts: Options) -> Result<i32, String> {
     // The cursor's look drawn (off in its blink, hollow), and since when it has blinked.
     let mut look = (false, false);
     let mut blink_since = Instant::now();
+    // The virtual terminals not shown (seed 001: they cost only the parsing), in order, and the
+    // place of the shown one (`cur`) among them all.
+    let mut others: Vec<Vty> = Vec::new();
+    let mut at = 0usize;
+    let mut switch_to: Option<usize> = None;
     let target =
         Target { conn: &conn, win, gc, depth, big_endian, max_bytes: conn.maximum_request_bytes().saturating_sub(64) };
 
     let exit = 'run: loop {
         let now = Instant::now();
         let mut wake = Wake::default();
-        let (off, next) = cursor_blink(term.screen().modes(), focused && ended.is_none(), blink_since, now);
+        let (off, next) = cursor_blink(cur.term.screen().modes(), focused && cur.ended.is_none(), blink_since, now);
         if (off, !focused) != look {
             look = (off, !focused);
             renderer.set_cursor(off, !focused);
@@ -227,12 +236,16 @@ pub fn run(opts: Options) -> Result<i32, String> {
         }
         let mut set = PollSet::new();
         set.add(conn.stream().as_fd(), PollFlags::IN, Part::X);
-        if master_open {
+        if cur.open {
             let mut ev = PollFlags::IN;
-            if !to_child.is_empty() {
+            if !cur.to_child.is_empty() {
                 ev |= PollFlags::OUT;
             }
-            set.add(child.master.as_fd(), ev, Part::Program);
+            set.add(cur.pty.master.as_fd(), ev, Part::Program);
+        }
+        for (i, v) in others.iter().enumerate().filter(|(_, v)| v.open) {
+            let ev = if v.to_child.is_empty() { PollFlags::IN } else { PollFlags::IN | PollFlags::OUT };
+            set.add(v.pty.master.as_fd(), ev, Part::Hidden(i));
         }
         set.add(signals.wake.as_fd(), PollFlags::IN, Part::Signals);
         // Events the connection has read already (while writing) do not make it readable again:
@@ -240,6 +253,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
         let queued = conn.poll_for_event().map_err(x_err)?;
         set.wait(if queued.is_some() { Some(Duration::ZERO) } else { wake.timeout(now) }).map_err(|e| e.to_string())?;
         let program_ev = set.events(Part::Program);
+        let hidden_ev: Vec<PollFlags> = (0..others.len()).map(|i| set.events(Part::Hidden(i))).collect();
         drop(set);
 
         // The X server's events: keys first.
@@ -261,8 +275,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
                         Press::Pending => continue,
                         // A compose sequence's text goes as it is.
                         Press::Text(text) => {
-                            if ended.is_none() {
-                                to_child.extend_from_slice(text.as_bytes());
+                            if cur.ended.is_none() {
+                                cur.to_child.extend_from_slice(text.as_bytes());
                                 pacer.key(Instant::now());
                                 back = 0;
                                 dirty = true;
@@ -270,7 +284,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
                             continue;
                         }
                     };
-                    let screen = term.screen();
+                    let screen = cur.term.screen();
                     let ctrl_shift = state & (keys::CONTROL | keys::SHIFT) == keys::CONTROL | keys::SHIFT;
                     // Ctrl-Shift-C copies the selection to CLIPBOARD, Ctrl-Shift-V pastes it,
                     // Shift-Insert pastes PRIMARY (xterm's, and the desktop terminals' keys).
@@ -288,6 +302,35 @@ pub fn run(opts: Options) -> Result<i32, String> {
                         clip.paste(&conn, primary, k.time)?;
                         continue;
                     }
+                    // Virtual terminals: Ctrl-Shift-T opens one (running the shell) after the
+                    // shown one; with more than one, Ctrl-PageUp/PageDown show the one before
+                    // or after and Alt-1..9 the first to ninth (with one alone these keys are
+                    // the program's, as vim and emacs use them).
+                    let count = others.len() + 1;
+                    if ctrl_shift && matches!(sym, 0x54 | 0x74) {
+                        if count >= MAX_VTYS {
+                            continue;
+                        }
+                        let (cols, rows) = (screen.cols(), screen.rows());
+                        match Vty::start(std::slice::from_ref(&opts.shell), cols, rows, opts.scrollback) {
+                            Ok(v) => {
+                                others.insert(at, v);
+                                switch_to = Some(at + 1);
+                            }
+                            Err(e) => eprintln!("blitty window: cannot start {}: {e}", opts.shell.to_string_lossy()),
+                        }
+                        continue;
+                    }
+                    let plain_ctrl = state & (keys::CONTROL | keys::SHIFT | keys::ALT) == keys::CONTROL;
+                    if count > 1 && plain_ctrl && matches!(sym, 0xff55 | 0xff56) {
+                        switch_to = Some(if sym == 0xff55 { (at + count - 1) % count } else { (at + 1) % count });
+                        continue;
+                    }
+                    let plain_alt = state & (keys::CONTROL | keys::SHIFT | keys::ALT) == keys::ALT;
+                    if count > 1 && plain_alt && (0x31..=0x39).contains(&sym) && ((sym - 0x31) as usize) < count {
+                        switch_to = Some((sym - 0x31) as usize);
+                        continue;
+                    }
                     // Shift-PageUp and Shift-PageDown page through the scrollback (the
                     // alternate screen has none: they go to the program there).
                     if state & keys::SHIFT != 0 && matches!(sym, 0xff55 | 0xff56) && !screen.alternate_screen() {
@@ -301,8 +344,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
                         continue;
                     }
                     let bytes = encode(sym, state, screen.modes());
-                    if !bytes.is_empty() && ended.is_none() {
-                        to_child.extend_from_slice(&bytes);
+                    if !bytes.is_empty() && cur.ended.is_none() {
+                        cur.to_child.extend_from_slice(&bytes);
                         pacer.key(Instant::now());
                         // A key typed shows the live screen again (xterm's scrollKey).
                         if back > 0 {
@@ -313,10 +356,10 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 }
                 Event::ButtonPress(b) => {
                     let state = u16::from(b.state);
-                    let (cell, at) = view_cell(term.screen(), back, (cw, ch), b.event_x, b.event_y);
-                    let screen = term.screen();
+                    let (cell, at) = view_cell(cur.term.screen(), back, (cw, ch), b.event_x, b.event_y);
+                    let screen = cur.term.screen();
                     // The mouse is the program's when it asked for it, unless Shift is held.
-                    if reports(screen, state) && ended.is_none() {
+                    if reports(screen, state) && cur.ended.is_none() {
                         let px = (b.event_x.max(0) as usize, b.event_y.max(0) as usize);
                         let alt_ctrl = (state & keys::ALT != 0, state & keys::CONTROL != 0);
                         if let Some(r) = mouse::report(
@@ -328,7 +371,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
                             alt_ctrl.0,
                             alt_ctrl.1,
                         ) {
-                            to_child.extend_from_slice(&r);
+                            cur.to_child.extend_from_slice(&r);
                             pacer.key(Instant::now());
                         }
                         if (1..=3).contains(&b.detail) {
@@ -362,10 +405,10 @@ pub fn run(opts: Options) -> Result<i32, String> {
                             };
                             dirty = true;
                         }
-                        4 | 5 if screen.modes().alternate_scroll && ended.is_none() => {
+                        4 | 5 if screen.modes().alternate_scroll && cur.ended.is_none() => {
                             let key = encode(if b.detail == 4 { 0xff52 } else { 0xff54 }, 0, screen.modes());
                             for _ in 0..3 {
-                                to_child.extend_from_slice(&key);
+                                cur.to_child.extend_from_slice(&key);
                             }
                             pacer.key(Instant::now());
                         }
@@ -374,8 +417,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 }
                 Event::MotionNotify(m) => {
                     let state = u16::from(m.state);
-                    let (cell, at) = view_cell(term.screen(), back, (cw, ch), m.event_x, m.event_y);
-                    let screen = term.screen();
+                    let (cell, at) = view_cell(cur.term.screen(), back, (cw, ch), m.event_x, m.event_y);
+                    let screen = cur.term.screen();
                     if selecting {
                         if let Some(sel) = selection.as_mut() {
                             if moved || sel.range(screen) != (at, at) {
@@ -384,11 +427,11 @@ pub fn run(opts: Options) -> Result<i32, String> {
                                 dirty = true;
                             }
                         }
-                    } else if reports(screen, state) && ended.is_none() && last_cell != Some(cell) {
+                    } else if reports(screen, state) && cur.ended.is_none() && last_cell != Some(cell) {
                         let px = (m.event_x.max(0) as usize, m.event_y.max(0) as usize);
                         let (alt, ctrl) = (state & keys::ALT != 0, state & keys::CONTROL != 0);
                         if let Some(r) = mouse::report(screen.modes(), Action::Motion, held, cell, px, alt, ctrl) {
-                            to_child.extend_from_slice(&r);
+                            cur.to_child.extend_from_slice(&r);
                         }
                         last_cell = Some(cell);
                     }
@@ -400,21 +443,21 @@ pub fn run(opts: Options) -> Result<i32, String> {
                         match selection {
                             // A click without a drag selects nothing (and keeps PRIMARY).
                             Some(_) if !moved => selection = None,
-                            Some(sel) => clip.own(&conn, primary, sel.text(term.screen()), b.time)?,
+                            Some(sel) => clip.own(&conn, primary, sel.text(cur.term.screen()), b.time)?,
                             None => {}
                         }
                         dirty = true;
                     } else if held == Some(b.detail) {
                         held = None;
-                        let (cell, _) = view_cell(term.screen(), back, (cw, ch), b.event_x, b.event_y);
-                        let screen = term.screen();
-                        if reports(screen, state & !keys::SHIFT) && ended.is_none() {
+                        let (cell, _) = view_cell(cur.term.screen(), back, (cw, ch), b.event_x, b.event_y);
+                        let screen = cur.term.screen();
+                        if reports(screen, state & !keys::SHIFT) && cur.ended.is_none() {
                             let px = (b.event_x.max(0) as usize, b.event_y.max(0) as usize);
                             let (alt, ctrl) = (state & keys::ALT != 0, state & keys::CONTROL != 0);
                             if let Some(r) =
                                 mouse::report(screen.modes(), Action::Release, Some(b.detail), cell, px, alt, ctrl)
                             {
-                                to_child.extend_from_slice(&r);
+                                cur.to_child.extend_from_slice(&r);
                             }
                         }
                     }
@@ -430,7 +473,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 }
                 Event::SelectionNotify(n) => {
                     if let Some(text) = clip.notified(&conn, &n)? {
-                        pasted(&mut to_child, &text, term.screen(), ended.is_none(), &mut back, &mut dirty);
+                        pasted(&mut cur.to_child, &text, cur.term.screen(), cur.ended.is_none(), &mut back, &mut dirty);
                         pacer.key(Instant::now());
                     }
                 }
@@ -440,7 +483,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 }
                 Event::PropertyNotify(p) if p.window == win => {
                     if let Some(text) = clip.property(&conn, p.atom, p.state)? {
-                        pasted(&mut to_child, &text, term.screen(), ended.is_none(), &mut back, &mut dirty);
+                        pasted(&mut cur.to_child, &text, cur.term.screen(), cur.ended.is_none(), &mut back, &mut dirty);
                         pacer.key(Instant::now());
                     }
                 }
@@ -458,8 +501,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 Event::FocusIn(_) => {
                     focused = true;
                     // Focus events (mode 1004) for the programs that asked.
-                    if term.screen().modes().focus_events && ended.is_none() {
-                        to_child.extend_from_slice(b"\x1b[I");
+                    if cur.term.screen().modes().focus_events && cur.ended.is_none() {
+                        cur.to_child.extend_from_slice(b"\x1b[I");
                     }
                     if urgent {
                         urgent = false;
@@ -468,8 +511,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 }
                 Event::FocusOut(_) => {
                     focused = false;
-                    if term.screen().modes().focus_events && ended.is_none() {
-                        to_child.extend_from_slice(b"\x1b[O");
+                    if cur.term.screen().modes().focus_events && cur.ended.is_none() {
+                        cur.to_child.extend_from_slice(b"\x1b[O");
                     }
                 }
                 Event::ShmCompletion(_) => {
@@ -481,61 +524,38 @@ pub fn run(opts: Options) -> Result<i32, String> {
                     (width, height) = (c.width, c.height);
                     let cols = (width as usize / cw).clamp(1, blitty_vt::term::MAX_COLS.min(max_cols));
                     let rows = (height as usize / ch).clamp(1, blitty_vt::term::MAX_ROWS.min(max_rows));
-                    if (cols, rows) != (term.screen().cols(), term.screen().rows()) {
-                        term.resize(cols, rows);
+                    if (cols, rows) != (cur.term.screen().cols(), cur.term.screen().rows()) {
+                        cur.term.resize(cols, rows);
                         renderer.resize(cols, rows);
                         // The lines were wrapped again: their numbers changed.
                         selection = None;
-                        let _ = child.resize(Size { cols: cols as u16, rows: rows as u16 });
+                        let _ = cur.pty.resize(Size { cols: cols as u16, rows: rows as u16 });
                     }
                     renderer.invalidate();
                     dirty = true;
                 }
                 Event::ClientMessage(m) if m.type_ == wm_protocols && m.data.as_data32()[0] == wm_delete => {
                     // Closed by the user: the program's terminal hangs up, as xterm does.
-                    break 'run ended.unwrap_or(128 + SIGHUP);
+                    break 'run cur.ended.unwrap_or(128 + SIGHUP);
                 }
                 _ => {}
             }
         }
 
         // Keys go at once (the master does not block), not after another turn's poll.
-        if master_open && !to_child.is_empty() {
-            match rustix::io::write(&child.master, &to_child) {
-                Ok(n) => {
-                    to_child.drain(..n);
-                }
-                Err(Errno::AGAIN) | Err(Errno::INTR) => {}
-                Err(_) => to_child.clear(),
-            }
+        cur.write();
+        if program_ev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) && cur.read(&mut buf) > 0 {
+            blink_since = Instant::now();
+            pacer.output(Instant::now());
+            dirty = true;
+            // Output shows the live screen again (xterm's scrollTtyOutput).
+            back = 0;
         }
-        if program_ev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) {
-            let mut taken = 0;
-            while taken < (1 << 20) {
-                match rustix::io::read(&child.master, &mut buf) {
-                    Ok(0) => {
-                        master_open = false;
-                        break;
-                    }
-                    Ok(n) => {
-                        taken += n;
-                        term.feed(&buf[..n]);
-                    }
-                    Err(Errno::AGAIN) => break,
-                    Err(Errno::INTR) => {}
-                    Err(_) => {
-                        master_open = false;
-                        break;
-                    }
-                }
-            }
-            if taken > 0 {
-                blink_since = Instant::now();
-                to_child.extend_from_slice(&term.take_replies());
-                pacer.output(Instant::now());
-                dirty = true;
-                // Output shows the live screen again (xterm's scrollTtyOutput).
-                back = 0;
+        // The hidden virtual terminals: read and parsed, nothing drawn; their answers written.
+        for (v, ev) in others.iter_mut().zip(&hidden_ev) {
+            v.write();
+            if ev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) {
+                v.read(&mut buf);
             }
         }
         for sig in signals.take() {
@@ -544,33 +564,69 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 other => break 'run 128 + other,
             }
         }
-        if ended.is_none() {
-            if let Ok(Some(status)) = child.child.try_wait() {
-                // What it wrote last is read before the end.
-                while let Ok(n @ 1..) = rustix::io::read(&child.master, &mut buf) {
-                    term.feed(&buf[..n]);
+        // Programs that ended: a hidden vty goes; the shown one goes too while there are others
+        // (the next one is shown), and the last one ends the window with its status (`--hold`
+        // keeps it, as xterm's -hold).
+        let mut i = 0;
+        while i < others.len() {
+            if others[i].reap(&mut buf).is_some() {
+                others.remove(i);
+                if i < at {
+                    at -= 1;
                 }
-                master_open = false;
+            } else {
+                i += 1;
+            }
+        }
+        if cur.ended.is_none() {
+            if let Some(status) = cur.reap(&mut buf) {
                 dirty = true;
-                ended = Some(shell_status(status));
-                if !opts.hold {
-                    break 'run shell_status(status);
+                if !others.is_empty() {
+                    let next = at.min(others.len() - 1);
+                    cur = others.remove(next);
+                    at = next;
+                    back = 0;
+                    selection = None;
+                    renderer.invalidate();
+                } else if !opts.hold {
+                    break 'run status;
                 }
             }
+        }
+        if let Some(n) = switch_to.take().filter(|&n| n != at && n <= others.len()) {
+            let shown = others.remove(n - (n > at) as usize);
+            let was = std::mem::replace(&mut cur, shown);
+            others.insert(at.min(others.len()), was);
+            at = n;
+            // The one shown now is drawn whole; the selection was the other's.
+            back = 0;
+            selection = None;
+            renderer.invalidate();
+            dirty = true;
+            shown_title.clear();
+        }
+        // Each vty's size is the window's (a hidden one resized when the window was).
+        let (cols, rows) = (cur.term.screen().cols(), cur.term.screen().rows());
+        for v in others.iter_mut().filter(|v| (v.term.screen().cols(), v.term.screen().rows()) != (cols, rows)) {
+            v.term.resize(cols, rows);
+            let _ = v.pty.resize(Size { cols: cols as u16, rows: rows as u16 });
         }
 
         // The bell: the urgency hint while the window does not have the focus (window managers
         // mark the window or its task), cleared when it gets it, as xterm's bellIsUrgent does.
-        if term.screen().bells() != bells_seen {
-            bells_seen = term.screen().bells();
-            if !focused && !urgent {
-                urgent = true;
-                set_urgent(true)?;
-            }
+        // Any vty's bell: a hidden one's too.
+        let mut rang = false;
+        for v in std::iter::once(&mut cur).chain(others.iter_mut()) {
+            rang |= v.term.screen().bells() != v.bells;
+            v.bells = v.term.screen().bells();
+        }
+        if rang && !focused && !urgent {
+            urgent = true;
+            set_urgent(true)?;
         }
         // The program's clipboard writes (OSC 52), as alacritty and kitty take them: `p` is
         // PRIMARY, `c` and `s` (and none named) CLIPBOARD. Reads are refused by the engine.
-        if let Some(c) = term.screen_mut().take_clipboard() {
+        if let Some(c) = cur.term.screen_mut().take_clipboard() {
             let text = String::from_utf8_lossy(&c.text).into_owned();
             if !text.is_empty() {
                 if c.selections.contains('p') {
@@ -583,7 +639,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
         }
         // The selection goes when output writes over it or the screen switches.
         if let Some(sel) = selection {
-            let screen = term.screen();
+            let screen = cur.term.screen();
             let (a, b) = sel.range(screen);
             let live = screen.history_pushed();
             let touched = (0..screen.rows())
@@ -593,20 +649,27 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 dirty = true;
             }
         }
-        was_alternate = term.screen().alternate_screen();
+        was_alternate = cur.term.screen().alternate_screen();
         // The title, as plain text (OSC 0 and 2), unless --title fixed it.
-        if fixed_title.is_none() && term.screen().title() != shown_title && !term.screen().title().is_empty() {
-            shown_title = term.screen().title().to_string();
-            set_title(&shown_title)?;
+        // The title, with which vty is shown when there are several ("[2/3]").
+        let title = match (&fixed_title, cur.term.screen().title()) {
+            (Some(t), _) => t.clone(),
+            (None, "") => program.clone(),
+            (None, t) => t.to_string(),
+        };
+        let title = if others.is_empty() { title } else { format!("{title} [{}/{}]", at + 1, others.len() + 1) };
+        if title != shown_title {
+            set_title(&title)?;
+            shown_title = title;
         }
         let now = Instant::now();
         let shm_busy = shm.as_ref().is_some_and(|s| s.busy);
         if dirty && mapped && !shm_busy && pacer.due(now) {
-            let screen = term.screen();
+            let screen = cur.term.screen();
             let top = screen.history_pushed() - back as u64;
             renderer.set_marks(selection.map(|s| s.marks(screen, top, screen.rows())).unwrap_or_default());
-            let rects = renderer.render_back(term.screen(), back);
-            term.screen_mut().clear_damage();
+            let rects = renderer.render_back(cur.term.screen(), back);
+            cur.term.screen_mut().clear_damage();
             if let (Some(top), Some(bottom)) = (rects.iter().map(|r| r.y).min(), rects.iter().map(|r| r.y + r.h).max())
             {
                 let fb = &renderer.fb;
@@ -627,13 +690,94 @@ pub fn run(opts: Options) -> Result<i32, String> {
         let _ = conn.flush();
     };
 
-    if ended.is_none() && !child.hang_up(Duration::from_secs(1)) {
-        let _ = child.child.kill();
-        let _ = child.child.wait();
+    // Every program still running is hung up, as when a terminal closes.
+    for v in std::iter::once(&mut cur).chain(others.iter_mut()).filter(|v| v.ended.is_none()) {
+        if !v.pty.hang_up(Duration::from_secs(1)) {
+            let _ = v.pty.child.kill();
+            let _ = v.pty.child.wait();
+        }
     }
     let _ = conn.destroy_window(win);
     let _ = conn.flush();
     Ok(exit)
+}
+
+/// A virtual terminal of the window: a program on a pty, the engine parsing its output, the
+/// bytes it has not taken yet.
+struct Vty {
+    term: Terminal,
+    pty: pty::Pty,
+    to_child: Vec<u8>,
+    /// Its pty can still be read.
+    open: bool,
+    /// Its program ended, with this status.
+    ended: Option<i32>,
+    /// The bells of its screen already passed on.
+    bells: u64,
+}
+
+impl Vty {
+    /// Reads what the program wrote (at most 1 MiB a turn, so one flooding vty cannot hold the
+    /// loop) into the engine; its answers are queued. How many bytes.
+    fn read(&mut self, buf: &mut [u8]) -> usize {
+        let mut taken = 0;
+        while taken < (1 << 20) {
+            match rustix::io::read(&self.pty.master, &mut *buf) {
+                Ok(0) => {
+                    self.open = false;
+                    break;
+                }
+                Ok(n) => {
+                    taken += n;
+                    self.term.feed(&buf[..n]);
+                }
+                Err(Errno::AGAIN) => break,
+                Err(Errno::INTR) => {}
+                Err(_) => {
+                    self.open = false;
+                    break;
+                }
+            }
+        }
+        if taken > 0 {
+            self.to_child.extend_from_slice(&self.term.take_replies());
+        }
+        taken
+    }
+
+    /// Writes what the program has not taken yet, as much as the pty takes now.
+    fn write(&mut self) {
+        if !self.open || self.to_child.is_empty() {
+            return;
+        }
+        match rustix::io::write(&self.pty.master, &self.to_child) {
+            Ok(n) => {
+                self.to_child.drain(..n);
+            }
+            Err(Errno::AGAIN) | Err(Errno::INTR) => {}
+            Err(_) => self.to_child.clear(),
+        }
+    }
+
+    /// The program's status if it has ended (what it wrote last is read first).
+    fn reap(&mut self, buf: &mut [u8]) -> Option<i32> {
+        if self.ended.is_some() {
+            return None;
+        }
+        let status = self.pty.child.try_wait().ok().flatten()?;
+        while let Ok(n @ 1..) = rustix::io::read(&self.pty.master, &mut *buf) {
+            self.term.feed(&buf[..n]);
+        }
+        self.open = false;
+        self.ended = Some(shell_status(status));
+        self.ended
+    }
+
+    fn start(argv: &[std::ffi::OsString], cols: usize, rows: usize, scrollback: usize) -> std::io::Result<Vty> {
+        let pty = pty::spawn(argv, Size { cols: cols as u16, rows: rows as u16 })?;
+        let term = Terminal::with_scrollback(cols, rows, scrollback);
+        Ok(Vty { term, pty, to_child: Vec::new(), open: true, ended: None, bells: 0 })
+    }
 }
 
 /// Where frames go: the window, its graphics context, and the server's pixel format and
