@@ -139,7 +139,7 @@ pub struct ServerArgs {
     config: Option<PathBuf>,
 }
 
-fn socket(cfg: &Config) -> PathBuf {
+pub fn socket(cfg: &Config) -> PathBuf {
     client::socket_path(&blitty_io::server::socket_dir(cfg.socket_dir.as_deref()))
 }
 

@@ -30,6 +30,10 @@ pub struct Args {
     /// Read settings from FILE instead of $XDG_CONFIG_HOME/blitty/config.toml.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Show session NAME of the session server (as one more client, as `blitty attach`)
+    /// instead of running a program; closing the window detaches.
+    #[arg(long, value_name = "NAME", conflicts_with = "command")]
+    attach: Option<String>,
     /// The program and its arguments (default: `shell` in the config file, else $SHELL).
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -61,6 +65,7 @@ pub fn run(args: Args) -> Result<i32> {
         scrollback: args.scrollback.or(cfg.scrollback).unwrap_or(blitty_vt::term::DEFAULT_SCROLLBACK),
         hold: args.hold,
         shell: cfg.shell(),
+        attach: args.attach.map(|name| (crate::sessions::socket(&cfg), name)),
     };
     blitty_window::run(opts).map_err(|e| anyhow!(e))
 }

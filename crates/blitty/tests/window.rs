@@ -593,3 +593,84 @@ fn virtual_terminals_open_switch_keep_parsing_hidden_and_close_with_their_progra
     let _ = blitty.kill();
     let _ = blitty.wait();
 }
+
+/// Ends the session servers whose sockets are under `dir` (a test's own runtime directory).
+struct Servers<'a>(&'a std::path::Path);
+
+impl Drop for Servers<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("pkill").args(["-f", &format!("server --socket {}/", self.0.display())]).status();
+    }
+}
+
+#[test]
+fn the_window_attaches_to_a_session_types_into_it_and_detaches() {
+    let x = Xvfb::start();
+    let dir = Scratch::new("window-attach-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let _servers = Servers(dir.path());
+    let out = Scratch::new("window-attach.out");
+    let env = [("XDG_RUNTIME_DIR", dir.to_str().unwrap()), ("XDG_CONFIG_HOME", dir.to_str().unwrap())];
+    let script = format!("printf '\\033[41m\\033[2J'; exec cat > {}", out.display());
+    let new =
+        Command::new(BLITTY).args(["new", "-d", "-s", "win", "--", "sh", "-c", &script]).envs(env).output().unwrap();
+    assert!(new.status.success(), "{}", String::from_utf8_lossy(&new.stderr));
+    // A session that does not exist: one line, status 2, no window.
+    let none = Command::new(BLITTY)
+        .args(["window", "--attach", "nosuch"])
+        .envs(env)
+        .env("DISPLAY", &x.display)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert_eq!(none.status.code(), Some(2), "{err}");
+    assert!(err.contains("nosuch") && err.lines().count() == 1, "{err}");
+
+    let (conn, screen_num) = x11rb::connect(Some(&x.display)).unwrap();
+    let root = conn.setup().roots[screen_num].root;
+    let mut blitty = Command::new(BLITTY)
+        .args(["window", "--size", "40x8", "--font-size", "10", "--attach", "win"])
+        .envs(env)
+        .env("DISPLAY", &x.display)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until(|| blitty_window(&conn, root).is_some());
+    let win = blitty_window(&conn, root).expect("the window");
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    conn.flush().unwrap();
+    // The vty's rows (the status row is the client's last) are the program's red screen.
+    let (pw, ph, want) = common::replay_png(BLITTY, b"\x1b[41m\x1b[2J", 40, 7, &["--font-size", "10"]);
+    let mut got = Vec::new();
+    wait_until(|| {
+        got = pixels(&conn, win, pw as u16, ph as u16);
+        got == want
+    });
+    assert!(got == want, "the session's screen differs from the PNG");
+    // Typed keys reach the program in the session.
+    for sym in [0x68, 0x69, 0xff0d] {
+        tap(&conn, keycode(&conn, sym));
+    }
+    wait_until(|| std::fs::read(&out).unwrap_or_default() == b"hi\n");
+    assert_eq!(std::fs::read(&out).unwrap(), b"hi\n", "what the program read");
+    // The prefix (Ctrl-]) and d detach: the window ends with 0, the session lives on.
+    chord(&conn, &[keycode(&conn, 0xffe3), keycode(&conn, 0x5d)]);
+    tap(&conn, keycode(&conn, 0x64));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = blitty.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "the window did not end on detach");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(blitty.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(err.contains("detached"), "{err}");
+    let ls = Command::new(BLITTY).arg("ls").envs(env).output().unwrap();
+    assert!(String::from_utf8_lossy(&ls.stdout).contains("win"), "the session lives on");
+    let _ = Command::new(BLITTY).args(["kill", "win"]).envs(env).status();
+}

@@ -87,7 +87,8 @@ pub fn connect(socket: &Path, start: Option<&[std::ffi::OsString]>) -> Result<Un
     }
 }
 
-fn send(stream: &mut UnixStream, msg: &Msg) -> io::Result<()> {
+/// Sends a message to the server.
+pub fn send(stream: &mut UnixStream, msg: &Msg) -> io::Result<()> {
     let mut out = Vec::new();
     proto::encode(msg, &mut out);
     stream.write_all(&out)
@@ -215,34 +216,49 @@ impl PixelDisplay {
     }
 }
 
-pub fn request_on(mut stream: UnixStream, req: Request, mut display: Display) -> Result<Outcome, String> {
+/// Sends the hello and `req` in one write, and checks the server's hello.
+fn hello(stream: &mut UnixStream, req: Request, frames: &mut Frames) -> Result<(), String> {
     let lost = |e: io::Error| format!("the blitty server: {e}");
-    let attaching = matches!(req, Request::Attach { .. } | Request::New { detached: false, .. });
     // The hello and the request in one write (the server takes them in order; one of another
     // version answers the hello with an error and reads no further).
     let mut out = Vec::new();
     proto::encode(&Msg::Hello { version: proto::VERSION }, &mut out);
     proto::encode(&Msg::Request(req), &mut out);
     let sent = stream.write_all(&out);
-    let mut frames = Frames::default();
     // A server that refused at once (another user) has closed: its reason is still there.
-    let first = match (sent, next(&mut stream, &mut frames)) {
+    let first = match (sent, next(stream, frames)) {
         (_, Ok(m)) => m,
         (Err(e), Err(_)) => return Err(lost(e)),
         (Ok(()), Err(e)) => return Err(e),
     };
     match first {
-        Msg::Hello { version } if version == proto::VERSION => {}
-        Msg::Hello { version } => {
-            return Err(format!(
-                "the blitty server speaks protocol version {version} and this client {}: end the old \
-                 server's sessions and start again with one blitty",
-                proto::VERSION
-            ))
-        }
-        Msg::Error(e) => return Err(e),
-        _ => return Err("the blitty server answered out of turn".into()),
+        Msg::Hello { version } if version == proto::VERSION => Ok(()),
+        Msg::Hello { version } => Err(format!(
+            "the blitty server speaks protocol version {version} and this client {}: end the old \
+             server's sessions and start again with one blitty",
+            proto::VERSION
+        )),
+        Msg::Error(e) => Err(e),
+        _ => Err("the blitty server answered out of turn".into()),
     }
+}
+
+/// Attaches with `req` (an attach, or a new session not detached) for a display of the
+/// caller's own (the window): the server's first frame (or its refusal, as the error) has
+/// arrived; the caller goes on reading `frames` from the stream and sends keys and sizes.
+pub fn attach(mut stream: UnixStream, req: Request) -> Result<(UnixStream, Frames, Msg), String> {
+    let mut frames = Frames::default();
+    hello(&mut stream, req, &mut frames)?;
+    match next(&mut stream, &mut frames)? {
+        Msg::Error(e) => Err(e),
+        first => Ok((stream, frames, first)),
+    }
+}
+
+pub fn request_on(mut stream: UnixStream, req: Request, mut display: Display) -> Result<Outcome, String> {
+    let attaching = matches!(req, Request::Attach { .. } | Request::New { detached: false, .. });
+    let mut frames = Frames::default();
+    hello(&mut stream, req, &mut frames)?;
     if !attaching {
         return match next(&mut stream, &mut frames)? {
             Msg::Text(t) => Ok(Outcome::Text(t)),

@@ -59,6 +59,8 @@ pub struct Options {
     pub hold: bool,
     /// What a new virtual terminal runs (Ctrl-Shift-T): the user's shell.
     pub shell: std::ffi::OsString,
+    /// Attach to a session instead of running `argv`: the server's socket and the session.
+    pub attach: Option<(std::path::PathBuf, String)>,
 }
 
 /// The most pixels a window's side may have (a framebuffer's bound, within X's 16 bits).
@@ -120,6 +122,17 @@ pub fn run(opts: Options) -> Result<i32, String> {
             opts.cols, opts.rows, max_cols.min(blitty_vt::term::MAX_COLS), max_rows.min(blitty_vt::term::MAX_ROWS)
         ));
     }
+    // The first vty: the program, or the session attached to (refused before any window
+    // shows: no such session, no server).
+    let program = match &opts.attach {
+        Some((_, name)) => format!("blitty: {name}"),
+        None => opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
+    };
+    let mut cur = match &opts.attach {
+        Some((socket, name)) => Vty::attach(socket, name, opts.cols, opts.rows, opts.scrollback)?,
+        None => Vty::start(&opts.argv, opts.cols, opts.rows, opts.scrollback)
+            .map_err(|e| format!("cannot start {program}: {e}"))?,
+    };
     let mut renderer = Renderer::new(opts.fonts, opts.cols, opts.rows);
     let (mut width, mut height) = ((opts.cols * cw) as u16, (opts.rows * ch) as u16);
     let bg = pixel_of(blitty_vt::Palette::default().background);
@@ -159,7 +172,6 @@ pub fn run(opts: Options) -> Result<i32, String> {
         .map_err(x_err)?;
     conn.change_property32(PropMode::REPLACE, win, net_wm_pid, AtomEnum::CARDINAL, &[std::process::id()])
         .map_err(x_err)?;
-    let program = opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
     let fixed_title = opts.title.clone();
     let set_title = |text: &str| -> Result<(), String> {
         conn.change_property8(PropMode::REPLACE, win, AtomEnum::WM_NAME, AtomEnum::STRING, latin1(text).as_slice())
@@ -187,8 +199,6 @@ pub fn run(opts: Options) -> Result<i32, String> {
     conn.map_window(win).map_err(x_err)?;
     conn.flush().map_err(x_err)?;
 
-    let mut cur = Vty::start(&opts.argv, opts.cols, opts.rows, opts.scrollback)
-        .map_err(|e| format!("cannot start {program}: {e}"))?;
     let mut signals = Signals::new(&[SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT]).map_err(|e| e.to_string())?;
     let mut pacer = Pacer::new(opts.hz);
     let mut buf = vec![0u8; 64 * 1024];
@@ -241,11 +251,11 @@ pub fn run(opts: Options) -> Result<i32, String> {
             if !cur.to_child.is_empty() {
                 ev |= PollFlags::OUT;
             }
-            set.add(cur.pty.master.as_fd(), ev, Part::Program);
+            set.add(cur.fd(), ev, Part::Program);
         }
         for (i, v) in others.iter().enumerate().filter(|(_, v)| v.open) {
             let ev = if v.to_child.is_empty() { PollFlags::IN } else { PollFlags::IN | PollFlags::OUT };
-            set.add(v.pty.master.as_fd(), ev, Part::Hidden(i));
+            set.add(v.fd(), ev, Part::Hidden(i));
         }
         set.add(signals.wake.as_fd(), PollFlags::IN, Part::Signals);
         // Events the connection has read already (while writing) do not make it readable again:
@@ -525,11 +535,10 @@ pub fn run(opts: Options) -> Result<i32, String> {
                     let cols = (width as usize / cw).clamp(1, blitty_vt::term::MAX_COLS.min(max_cols));
                     let rows = (height as usize / ch).clamp(1, blitty_vt::term::MAX_ROWS.min(max_rows));
                     if (cols, rows) != (cur.term.screen().cols(), cur.term.screen().rows()) {
-                        cur.term.resize(cols, rows);
+                        cur.resize(cols, rows);
                         renderer.resize(cols, rows);
                         // The lines were wrapped again: their numbers changed.
                         selection = None;
-                        let _ = cur.pty.resize(Size { cols: cols as u16, rows: rows as u16 });
                     }
                     renderer.invalidate();
                     dirty = true;
@@ -608,8 +617,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
         // Each vty's size is the window's (a hidden one resized when the window was).
         let (cols, rows) = (cur.term.screen().cols(), cur.term.screen().rows());
         for v in others.iter_mut().filter(|v| (v.term.screen().cols(), v.term.screen().rows()) != (cols, rows)) {
-            v.term.resize(cols, rows);
-            let _ = v.pty.resize(Size { cols: cols as u16, rows: rows as u16 });
+            v.resize(cols, rows);
         }
 
         // The bell: the urgency hint while the window does not have the focus (window managers
@@ -691,22 +699,28 @@ pub fn run(opts: Options) -> Result<i32, String> {
     };
 
     // Every program still running is hung up, as when a terminal closes.
-    for v in std::iter::once(&mut cur).chain(others.iter_mut()).filter(|v| v.ended.is_none()) {
-        if !v.pty.hang_up(Duration::from_secs(1)) {
-            let _ = v.pty.child.kill();
-            let _ = v.pty.child.wait();
-        }
+    for v in std::iter::once(&mut cur).chain(others.iter_mut()) {
+        v.close();
     }
     let _ = conn.destroy_window(win);
     let _ = conn.flush();
     Ok(exit)
 }
 
-/// A virtual terminal of the window: a program on a pty, the engine parsing its output, the
-/// bytes it has not taken yet.
+/// Where a virtual terminal's output comes from.
+enum Source {
+    /// A program on a pty of the window's own.
+    Pty(pty::Pty),
+    /// A session of the session server (`--attach`): its frames come on the socket, keys and
+    /// sizes go there (the window is one more client, as `blitty attach` is).
+    Session { stream: std::os::unix::net::UnixStream, frames: blitty_io::proto::Frames, exit: Option<(i32, String)> },
+}
+
+/// A virtual terminal of the window: a program on a pty (or a session), the engine parsing its
+/// output, the bytes it has not taken yet.
 struct Vty {
     term: Terminal,
-    pty: pty::Pty,
+    src: Source,
     to_child: Vec<u8>,
     /// Its pty can still be read.
     open: bool,
@@ -717,12 +731,96 @@ struct Vty {
 }
 
 impl Vty {
+    fn start(argv: &[std::ffi::OsString], cols: usize, rows: usize, scrollback: usize) -> std::io::Result<Vty> {
+        let pty = pty::spawn(argv, Size { cols: cols as u16, rows: rows as u16 })?;
+        let term = Terminal::with_scrollback(cols, rows, scrollback);
+        Ok(Vty { term, src: Source::Pty(pty), to_child: Vec::new(), open: true, ended: None, bells: 0 })
+    }
+
+    /// Attaches to session `name` of the server on `socket` as a client of `cols` x `rows`.
+    fn attach(
+        socket: &std::path::Path,
+        name: &str,
+        cols: usize,
+        rows: usize,
+        scrollback: usize,
+    ) -> Result<Vty, String> {
+        use blitty_io::{client, proto};
+        let stream = client::connect(socket, None)?;
+        let req = proto::Request::Attach { name: Some(name.to_string()), cols: cols as u16, rows: rows as u16 };
+        let (stream, frames, first) = client::attach(stream, req)?;
+        let mut v = Vty {
+            term: Terminal::with_scrollback(cols, rows, scrollback),
+            src: Source::Session { stream, frames, exit: None },
+            to_child: Vec::new(),
+            open: true,
+            ended: None,
+            bells: 0,
+        };
+        v.message(first);
+        v.send(&proto::Msg::Resize { cols: cols as u16, rows: rows as u16 });
+        Ok(v)
+    }
+
+    /// A message of the session server.
+    fn message(&mut self, msg: blitty_io::proto::Msg) {
+        use blitty_io::proto::Msg;
+        let Source::Session { exit, .. } = &mut self.src else { return };
+        match msg {
+            Msg::Output(bytes) => {
+                self.term.feed(&bytes);
+                // The server's engine answers the program; this one's answers go nowhere.
+                let _ = self.term.take_replies();
+            }
+            Msg::Exit { reason, status } => *exit = Some((status as i32, reason)),
+            Msg::Error(e) => *exit = Some((2, e)),
+            _ => {}
+        }
+    }
+
+    fn send(&mut self, msg: &blitty_io::proto::Msg) {
+        if let Source::Session { stream, exit, .. } = &mut self.src {
+            if blitty_io::client::send(stream, msg).is_err() && exit.is_none() {
+                *exit = Some((1, "the blitty server went away".into()));
+            }
+        }
+    }
+
+    /// What the poll waits on.
+    fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        match &self.src {
+            Source::Pty(p) => p.master.as_fd(),
+            Source::Session { stream, .. } => stream.as_fd(),
+        }
+    }
+
     /// Reads what the program wrote (at most 1 MiB a turn, so one flooding vty cannot hold the
     /// loop) into the engine; its answers are queued. How many bytes.
     fn read(&mut self, buf: &mut [u8]) -> usize {
+        let pty = match &mut self.src {
+            Source::Pty(p) => p,
+            Source::Session { stream, frames, exit } => {
+                // One read: the poll said there is something (the socket blocks).
+                let n = match std::io::Read::read(stream, buf) {
+                    Ok(0) | Err(_) => {
+                        self.open = false;
+                        exit.get_or_insert((1, "the blitty server went away".into()));
+                        return 0;
+                    }
+                    Ok(n) => n,
+                };
+                frames.push(&buf[..n]);
+                let mut msgs = Vec::new();
+                while let Ok(Some(m)) = frames.next_msg() {
+                    msgs.push(m);
+                }
+                msgs.into_iter().for_each(|m| self.message(m));
+                return n;
+            }
+        };
         let mut taken = 0;
         while taken < (1 << 20) {
-            match rustix::io::read(&self.pty.master, &mut *buf) {
+            match rustix::io::read(&pty.master, &mut *buf) {
                 Ok(0) => {
                     self.open = false;
                     break;
@@ -745,12 +843,21 @@ impl Vty {
         taken
     }
 
-    /// Writes what the program has not taken yet, as much as the pty takes now.
+    /// Writes what the program has not taken yet, as much as the pty takes now (to a session,
+    /// as one message).
     fn write(&mut self) {
         if !self.open || self.to_child.is_empty() {
             return;
         }
-        match rustix::io::write(&self.pty.master, &self.to_child) {
+        let pty = match &mut self.src {
+            Source::Pty(p) => p,
+            Source::Session { .. } => {
+                let keys = std::mem::take(&mut self.to_child);
+                self.send(&blitty_io::proto::Msg::Input(keys));
+                return;
+            }
+        };
+        match rustix::io::write(&pty.master, &self.to_child) {
             Ok(n) => {
                 self.to_child.drain(..n);
             }
@@ -759,24 +866,54 @@ impl Vty {
         }
     }
 
-    /// The program's status if it has ended (what it wrote last is read first).
+    /// The program's status if it has ended (what it wrote last is read first); a session's
+    /// when the server said the attachment is over (detached, or the session ended), with why.
     fn reap(&mut self, buf: &mut [u8]) -> Option<i32> {
         if self.ended.is_some() {
             return None;
         }
-        let status = self.pty.child.try_wait().ok().flatten()?;
-        while let Ok(n @ 1..) = rustix::io::read(&self.pty.master, &mut *buf) {
-            self.term.feed(&buf[..n]);
-        }
+        let status = match &mut self.src {
+            Source::Pty(pty) => {
+                let status = pty.child.try_wait().ok().flatten()?;
+                while let Ok(n @ 1..) = rustix::io::read(&pty.master, &mut *buf) {
+                    self.term.feed(&buf[..n]);
+                }
+                shell_status(status)
+            }
+            Source::Session { exit, .. } => {
+                let (status, reason) = exit.clone()?;
+                eprintln!("blitty window: {reason}");
+                status
+            }
+        };
         self.open = false;
-        self.ended = Some(shell_status(status));
+        self.ended = Some(status);
         self.ended
     }
 
-    fn start(argv: &[std::ffi::OsString], cols: usize, rows: usize, scrollback: usize) -> std::io::Result<Vty> {
-        let pty = pty::spawn(argv, Size { cols: cols as u16, rows: rows as u16 })?;
-        let term = Terminal::with_scrollback(cols, rows, scrollback);
-        Ok(Vty { term, pty, to_child: Vec::new(), open: true, ended: None, bells: 0 })
+    fn resize(&mut self, cols: usize, rows: usize) {
+        self.term.resize(cols, rows);
+        let size = Size { cols: cols as u16, rows: rows as u16 };
+        match &mut self.src {
+            Source::Pty(p) => {
+                let _ = p.resize(size);
+            }
+            Source::Session { .. } => self.send(&blitty_io::proto::Msg::Resize { cols: size.cols, rows: size.rows }),
+        }
+    }
+
+    /// The window closes: a program is hung up (killed if it will not go); a session is left
+    /// running (the window detaches, as a closed terminal does in tmux).
+    fn close(&mut self) {
+        if self.ended.is_some() {
+            return;
+        }
+        if let Source::Pty(p) = &mut self.src {
+            if !p.hang_up(Duration::from_secs(1)) {
+                let _ = p.child.kill();
+                let _ = p.child.wait();
+            }
+        }
     }
 }
 
