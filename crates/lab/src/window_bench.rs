@@ -122,10 +122,9 @@ impl Drop for Xvfb {
     }
 }
 
-/// Runs `argv` on `display` until it ends (at most TIMEOUT), then reads the writer's timing.
-fn timed(argv: &[String], display: &str, out: &Path) -> Result<f64, String> {
-    let _ = std::fs::remove_file(out);
-    let mut child = Command::new(&argv[0])
+/// Starts terminal `argv` on X display `display` (software OpenGL for those that use it).
+pub(crate) fn spawn_on(argv: &[String], display: &str) -> Result<std::process::Child, String> {
+    Command::new(&argv[0])
         .args(&argv[1..])
         .env("DISPLAY", display)
         .env("LIBGL_ALWAYS_SOFTWARE", "1")
@@ -133,7 +132,13 @@ fn timed(argv: &[String], display: &str, out: &Path) -> Result<f64, String> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", argv[0]))?;
+        .map_err(|e| format!("cannot start {}: {e}", argv[0]))
+}
+
+/// Runs `argv` on `display` until it ends (at most TIMEOUT), then reads the writer's timing.
+fn timed(argv: &[String], display: &str, out: &Path) -> Result<f64, String> {
+    let _ = std::fs::remove_file(out);
+    let mut child = spawn_on(argv, display)?;
     let deadline = Instant::now() + TIMEOUT;
     loop {
         if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {

@@ -8,7 +8,7 @@
 //! it includes the terminal reading the pty, parsing, drawing and presenting. Blinking cursors
 //! are turned off where a terminal blinks by default (kitty), so that only the echo draws.
 
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
@@ -51,16 +51,7 @@ pub fn key_to_pixels(argv: &[String], display: &str, n: usize) -> Result<(f64, f
     let root = conn.setup().roots[screen].root;
     conn.damage_query_version(1, 1).map_err(|e| e.to_string())?.reply().map_err(|e| e.to_string())?;
     let before = mapped(&conn, root);
-    let child = Command::new(&argv[0])
-        .args(&argv[1..])
-        .env("DISPLAY", display)
-        .env("LIBGL_ALWAYS_SOFTWARE", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", argv[0]))?;
-    let mut child = Killed(child);
+    let mut child = Killed(crate::window_bench::spawn_on(argv, display)?);
     // Its window: the new mapped top-level window.
     let deadline = Instant::now() + Duration::from_secs(30);
     let win = loop {
