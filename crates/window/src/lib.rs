@@ -603,10 +603,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
             }
         }
         if let Some(n) = switch_to.take().filter(|&n| n != at && n <= others.len()) {
-            let shown = others.remove(n - (n > at) as usize);
-            let was = std::mem::replace(&mut cur, shown);
-            others.insert(at.min(others.len()), was);
-            at = n;
+            show(&mut others, &mut cur, &mut at, n);
             // The one shown now is drawn whole; the selection was the other's.
             back = 0;
             selection = None;
@@ -1068,6 +1065,15 @@ impl Shm {
     }
 }
 
+/// Shows the `n`th of all the vtys (in order: `others[..at]`, the shown `cur`, `others[at..]`):
+/// it changes places with `cur`, which goes back to its own place among the others.
+fn show<T>(others: &mut Vec<T>, cur: &mut T, at: &mut usize, n: usize) {
+    let shown = others.remove(n - (n > *at) as usize);
+    let was = std::mem::replace(cur, shown);
+    others.insert(*at - (n < *at) as usize, was);
+    *at = n;
+}
+
 /// xterm's cursorOnTime and cursorOffTime.
 const BLINK_ON: Duration = Duration::from_millis(600);
 const BLINK_OFF: Duration = Duration::from_millis(300);
@@ -1149,6 +1155,26 @@ fn latin1(text: &str) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn showing_any_vty_keeps_every_other_in_its_place() {
+        // Every count up to 6, every shown one, every one to show: the order stays.
+        for count in 1..=6usize {
+            for at0 in 0..count {
+                for n in 0..count {
+                    let mut others: Vec<usize> = (0..count).filter(|&i| i != at0).collect();
+                    let (mut cur, mut at) = (at0, at0);
+                    if n != at {
+                        show(&mut others, &mut cur, &mut at, n);
+                    }
+                    let mut all = others.clone();
+                    all.insert(at, cur);
+                    assert_eq!((cur, at), (n, n));
+                    assert_eq!(all, (0..count).collect::<Vec<_>>(), "{count} vtys, {at0} shown, {n} asked");
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_blinking_cursor_is_on_600_ms_off_300_and_on_for_good_after_10_s() {
