@@ -3,7 +3,7 @@
 # tmux and script (end-to-end tests, corpus recording, benchmarks), libvterm (a peer engine in
 # the benchmark), pkg-config (to find it), GNU screen, Xvfb and xterm (host terminals in the
 # benchmark), lrzsz (a real XMODEM receiver for the serial tests), fontconfig and DejaVu Sans
-# Mono (the pixel renderer), xclip (the window's clipboard tests), libxkbcommon-dev, xkb-data,
+# Mono (the pixel renderer), xclip (the window's clipboard tests), libxkbcommon0, xkb-data,
 # libx11-data and x11-xkb-utils (the window's keyboard and its layout tests),
 # and the rustfmt and clippy components.
 set -euo pipefail
@@ -30,9 +30,10 @@ command -v xterm >/dev/null || need+=(xterm)
 command -v stterm >/dev/null || need+=(stterm)
 # xclip reads and sets the X selections in the window's clipboard tests.
 command -v xclip >/dev/null || need+=(xclip)
-# The window's keyboard: libxkbcommon (built against), the layouts it compiles (xkb-data),
-# the compose tables of dead keys (libx11-data), and setxkbmap for the layout tests.
-pkg-config --exists xkbcommon 2>/dev/null || need+=(libxkbcommon-dev)
+# The window's keyboard: libxkbcommon (loaded when a window starts: blitty links only the C
+# library), the layouts it compiles (xkb-data), the compose tables of dead keys
+# (libx11-data), and setxkbmap for the layout tests.
+ldconfig -p 2>/dev/null | grep -q 'libxkbcommon.so.0 ' || need+=(libxkbcommon0)
 [ -d /usr/share/X11/xkb/symbols ] || need+=(xkb-data)
 [ -f /usr/share/X11/locale/compose.dir ] || need+=(libx11-data)
 command -v setxkbmap >/dev/null || need+=(x11-xkb-utils)

@@ -23,9 +23,11 @@
 //!   Unicode keysyms, and the legacy Cyrillic, Greek, Hebrew... keysyms), as UTF-8.
 
 use blitty_vt::term::Modes;
+use std::ffi::CString;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
-use xkbcommon::xkb;
+
+use xkbcommon_dl as ffi;
 
 pub const SHIFT: u16 = 1;
 pub const LOCK: u16 = 2;
@@ -51,9 +53,48 @@ pub struct Keyboard {
     xkb: Option<Xkb>,
 }
 
+/// libxkbcommon, loaded when the window starts (dlopen of libxkbcommon.so.0): the product
+/// links only the C library, so a machine without it still runs everything else, and a window
+/// there uses the core map.
+fn lib() -> Option<&'static ffi::XkbCommon> {
+    ffi::xkbcommon_option()
+}
+
+/// A compiled keymap and the state of its modifiers and group.
 struct Xkb {
-    state: xkb::State,
-    compose: Option<xkb::compose::State>,
+    lib: &'static ffi::XkbCommon,
+    ctx: *mut ffi::xkb_context,
+    keymap: *mut ffi::xkb_keymap,
+    state: *mut ffi::xkb_state,
+    compose: Option<Compose>,
+}
+
+/// A compose table and the sequence typed so far.
+struct Compose {
+    lib: &'static ffi::XkbCommonCompose,
+    table: *mut ffi::xkb_compose_table,
+    state: *mut ffi::xkb_compose_state,
+}
+
+impl Drop for Xkb {
+    fn drop(&mut self) {
+        // SAFETY: the objects this Xkb made, each released once, the state before its keymap.
+        unsafe {
+            (self.lib.xkb_state_unref)(self.state);
+            (self.lib.xkb_keymap_unref)(self.keymap);
+            (self.lib.xkb_context_unref)(self.ctx);
+        }
+    }
+}
+
+impl Drop for Compose {
+    fn drop(&mut self) {
+        // SAFETY: as for Xkb.
+        unsafe {
+            (self.lib.xkb_compose_state_unref)(self.state);
+            (self.lib.xkb_compose_table_unref)(self.table);
+        }
+    }
 }
 
 impl Keyboard {
@@ -64,62 +105,96 @@ impl Keyboard {
         Ok(Keyboard { core, xkb })
     }
 
-    /// Whether xkbcommon's keymap is in use (not the core map).
-    pub fn uses_xkb(&self) -> bool {
-        self.xkb.is_some()
-    }
-
     /// Key `code` pressed with the event's `state` (modifiers, and XKB's group in bits 13-14).
     pub fn press(&mut self, code: u8, state: u16) -> Press {
         let Some(x) = self.xkb.as_mut() else { return Press::Sym(self.core.keysym(code, state)) };
-        x.state.update_mask((state & 0xff) as u32, 0, 0, 0, 0, ((state >> 13) & 3) as u32);
-        let sym = x.state.key_get_one_sym(xkb::Keycode::new(code as u32));
+        // SAFETY: the state is live (dropped only with x); plain values in and out.
+        let sym = unsafe {
+            (x.lib.xkb_state_update_mask)(x.state, (state & 0xff) as u32, 0, 0, 0, 0, ((state >> 13) & 3) as u32);
+            (x.lib.xkb_state_key_get_one_sym)(x.state, code as u32)
+        };
         if let Some(c) = x.compose.as_mut() {
-            if c.feed(sym) == xkb::compose::FeedResult::Accepted {
-                match c.status() {
-                    xkb::compose::Status::Composing => return Press::Pending,
-                    xkb::compose::Status::Composed => {
-                        let (text, made) = (c.utf8(), c.keysym());
-                        c.reset();
-                        return match (text, made) {
-                            (Some(t), _) if !t.is_empty() => Press::Text(t),
-                            (_, Some(k)) => Press::Sym(k.raw()),
-                            _ => Press::Pending,
-                        };
+            use ffi::xkb_compose_status::*;
+            // SAFETY: the compose state is live; the text is written into our buffer, at most
+            // its length, NUL-terminated.
+            unsafe {
+                if (c.lib.xkb_compose_state_feed)(c.state, sym)
+                    == ffi::xkb_compose_feed_result::XKB_COMPOSE_FEED_ACCEPTED
+                {
+                    match (c.lib.xkb_compose_state_get_status)(c.state) {
+                        XKB_COMPOSE_COMPOSING => return Press::Pending,
+                        XKB_COMPOSE_COMPOSED => {
+                            let mut buf = [0u8; 64];
+                            let n = (c.lib.xkb_compose_state_get_utf8)(c.state, buf.as_mut_ptr().cast(), buf.len());
+                            let made = (c.lib.xkb_compose_state_get_one_sym)(c.state);
+                            (c.lib.xkb_compose_state_reset)(c.state);
+                            let n = (n.max(0) as usize).min(buf.len() - 1);
+                            return match std::str::from_utf8(&buf[..n]) {
+                                Ok(t) if !t.is_empty() => Press::Text(t.to_string()),
+                                _ if made != 0 => Press::Sym(made),
+                                _ => Press::Pending,
+                            };
+                        }
+                        // A sequence that does not exist: its keys are dropped (as GTK and Qt do).
+                        XKB_COMPOSE_CANCELLED => {
+                            (c.lib.xkb_compose_state_reset)(c.state);
+                            return Press::Pending;
+                        }
+                        XKB_COMPOSE_NOTHING => {}
                     }
-                    // A sequence that does not exist: its keys are dropped (as GTK and Qt do).
-                    xkb::compose::Status::Cancelled => {
-                        c.reset();
-                        return Press::Pending;
-                    }
-                    xkb::compose::Status::Nothing => {}
                 }
             }
         }
-        Press::Sym(sym.raw())
+        Press::Sym(sym)
     }
 }
 
 impl Xkb {
     fn from_server(conn: &impl Connection, root: u32, core: &CoreMap) -> Option<Xkb> {
+        let lib = lib()?;
         let names_atom = conn.intern_atom(true, b"_XKB_RULES_NAMES").ok()?.reply().ok()?.atom;
         let prop = conn.get_property(false, root, names_atom, AtomEnum::STRING, 0, 1024).ok()?.reply().ok()?;
-        let names: Vec<String> =
-            prop.value.split(|&b| b == 0).map(|f| String::from_utf8_lossy(f).into_owned()).collect();
-        let name = |i: usize| names.get(i).cloned().unwrap_or_default();
-        if name(0).is_empty() {
+        let names: Vec<CString> = prop
+            .value
+            .split(|&b| b == 0)
+            .map(|f| CString::new(f).expect("split at the NULs"))
+            .chain(std::iter::repeat_with(CString::default))
+            .take(5)
+            .collect();
+        if names[0].is_empty() {
             return None;
         }
-        let ctx = xkb::Context::new(xkb::CONTEXT_NO_FLAGS);
-        let keymap = xkb::Keymap::new_from_names(
-            &ctx,
-            &name(0),
-            &name(1),
-            &name(2),
-            &name(3),
-            Some(name(4)),
-            xkb::KEYMAP_COMPILE_NO_FLAGS,
-        )?;
+        let rmlvo = ffi::xkb_rule_names {
+            rules: names[0].as_ptr(),
+            model: names[1].as_ptr(),
+            layout: names[2].as_ptr(),
+            variant: names[3].as_ptr(),
+            options: names[4].as_ptr(),
+        };
+        // SAFETY: the names outlive the call; every pointer made is checked, and owned by the
+        // Xkb (released in its Drop) from the moment it exists.
+        let x = unsafe {
+            let ctx = (lib.xkb_context_new)(ffi::xkb_context_flags::XKB_CONTEXT_NO_FLAGS);
+            if ctx.is_null() {
+                return None;
+            }
+            let keymap = (lib.xkb_keymap_new_from_names)(
+                ctx,
+                &rmlvo,
+                ffi::xkb_keymap_compile_flags::XKB_KEYMAP_COMPILE_NO_FLAGS,
+            );
+            if keymap.is_null() {
+                (lib.xkb_context_unref)(ctx);
+                return None;
+            }
+            let state = (lib.xkb_state_new)(keymap);
+            if state.is_null() {
+                (lib.xkb_keymap_unref)(keymap);
+                (lib.xkb_context_unref)(ctx);
+                return None;
+            }
+            Xkb { lib, ctx, keymap, state, compose: None }
+        };
         // The keymap's key codes must be the server's: the keys no layout changes (Return,
         // the arrows, the function keys, the modifiers: keysyms 0xff00 and up) must mostly
         // give what the server's core map gives them (evdev and the older xfree86 codes differ
@@ -131,27 +206,54 @@ impl Xkb {
                 continue;
             }
             all += 1;
-            let got = keymap.key_get_syms_by_level(xkb::Keycode::new(code), 0, 0);
-            same += got.first().is_some_and(|k| k.raw() == want) as usize;
+            let mut syms: *const u32 = std::ptr::null();
+            // SAFETY: the keymap is live; it fills `syms` with a pointer to `n` keysyms it owns.
+            let first = unsafe {
+                let n = (x.lib.xkb_keymap_key_get_syms_by_level)(x.keymap, code, 0, 0, &mut syms);
+                (n > 0 && !syms.is_null()).then(|| *syms)
+            };
+            same += (first == Some(want)) as usize;
         }
         if all < 10 || same * 10 < all * 9 {
             return None;
         }
-        let state = xkb::State::new(&keymap);
-        Some(Xkb { state, compose: compose_state(&ctx) })
+        let mut x = x;
+        x.compose = Compose::for_locale(x.ctx);
+        Some(x)
     }
 }
 
-/// The compose table of the user's locale (en_US.UTF-8's if it has none).
-fn compose_state(ctx: &xkb::Context) -> Option<xkb::compose::State> {
-    let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
-        .iter()
-        .find_map(|v| std::env::var_os(v).filter(|l| !l.is_empty()))
-        .unwrap_or_else(|| "C".into());
-    [locale, "en_US.UTF-8".into()].iter().find_map(|l| {
-        let table = xkb::compose::Table::new_from_locale(ctx, l, xkb::compose::COMPILE_NO_FLAGS).ok()?;
-        Some(xkb::compose::State::new(&table, xkb::compose::STATE_NO_FLAGS))
-    })
+impl Compose {
+    /// The compose table of the user's locale (en_US.UTF-8's if it has none).
+    fn for_locale(ctx: *mut ffi::xkb_context) -> Option<Compose> {
+        let lib = ffi::xkbcommon_compose_option()?;
+        let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok().filter(|l| !l.is_empty()))
+            .unwrap_or_else(|| "C".into());
+        [locale, "en_US.UTF-8".into()].iter().find_map(|l| {
+            let l = CString::new(l.as_str()).ok()?;
+            // SAFETY: a live context and a NUL-terminated name; the results are checked and
+            // owned by the Compose.
+            unsafe {
+                let table = (lib.xkb_compose_table_new_from_locale)(
+                    ctx,
+                    l.as_ptr(),
+                    ffi::xkb_compose_compile_flags::XKB_COMPOSE_COMPILE_NO_FLAGS,
+                );
+                if table.is_null() {
+                    return None;
+                }
+                let state =
+                    (lib.xkb_compose_state_new)(table, ffi::xkb_compose_state_flags::XKB_COMPOSE_STATE_NO_FLAGS);
+                if state.is_null() {
+                    (lib.xkb_compose_table_unref)(table);
+                    return None;
+                }
+                Some(Compose { lib, table, state })
+            }
+        })
+    }
 }
 
 /// The X server's core map from key codes to keysyms.
@@ -289,7 +391,17 @@ pub fn encode(sym: u32, state: u16, modes: &Modes) -> Vec<u8> {
 /// The character a keysym stands for (xkbcommon's table: Latin-1, Unicode keysyms and the
 /// legacy keysyms of other scripts); none for controls (the function keys are encoded above).
 fn char_of(sym: u32) -> Option<char> {
-    char::from_u32(xkb::keysym_to_utf32(xkb::Keysym::new(sym))).filter(|c| !c.is_control())
+    let u = match lib() {
+        // SAFETY: a pure function of a number.
+        Some(lib) => unsafe { (lib.xkb_keysym_to_utf32)(sym) },
+        // Without the library: Latin-1 and Unicode keysyms.
+        None => match sym {
+            0x20..=0x7e | 0xa0..=0xff => sym,
+            0x0100_0100..=0x0110_ffff => sym - 0x0100_0000,
+            _ => 0,
+        },
+    };
+    char::from_u32(u).filter(|c| *c != '\0' && !c.is_control())
 }
 
 /// Ctrl with a character: the C0 control xterm sends.
