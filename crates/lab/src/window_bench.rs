@@ -135,15 +135,18 @@ pub(crate) fn spawn_on(argv: &[String], display: &str) -> Result<std::process::C
         .map_err(|e| format!("cannot start {}: {e}", argv[0]))
 }
 
-/// Runs `argv` on `display` until it ends (at most TIMEOUT), then reads the writer's timing.
-fn timed(argv: &[String], display: &str, out: &Path) -> Result<f64, String> {
+/// Runs `argv` on `display` until it ends (at most TIMEOUT), then reads the writer's timing:
+/// the seconds, and the window's drawings counted meanwhile (see `DamageCounter`).
+fn timed(argv: &[String], display: &str, out: &Path) -> Result<(f64, u64), String> {
     let _ = std::fs::remove_file(out);
+    let counter = crate::window_latency::DamageCounter::start(display)?;
     let mut child = spawn_on(argv, display)?;
     let deadline = Instant::now() + TIMEOUT;
     loop {
         if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            let drawn = counter.finish().unwrap_or(0);
             return match std::fs::read_to_string(out).ok().and_then(|t| t.trim().parse::<f64>().ok()) {
-                Some(ns) => Ok(ns / 1e9),
+                Some(ns) => Ok((ns / 1e9, drawn)),
                 None => Err(format!("it ended ({status}) without the flood's timing")),
             };
         }
@@ -170,6 +173,8 @@ pub struct Report {
     /// Per size, per file: the ceiling's MB/s, then per terminal.
     pub ceiling: Vec<Vec<Cell>>,
     pub rows: Vec<(String, Vec<Vec<Cell>>)>,
+    /// Per terminal, per size, per file: the window's drawings a second during the flood.
+    pub drawings: Vec<(String, Vec<Vec<Cell>>)>,
     /// Per terminal, key to pixels at 80x24 while idle: the median and largest, in ms.
     pub latency: Vec<(String, Latency)>,
 }
@@ -189,6 +194,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     let out = dir.join("timing");
     let mut ceiling = Vec::new();
     let mut rows: Vec<(String, Vec<Vec<Cell>>)> = TERMINALS.iter().map(|t| (t.to_string(), Vec::new())).collect();
+    let mut drawings = rows.clone();
     for &(cols, lines) in &sizes {
         let mut per_file = Vec::new();
         for (label, file) in &files {
@@ -207,19 +213,21 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
             }));
         }
         ceiling.push(per_file);
-        for (name, cells) in rows.iter_mut() {
-            let mut per_file = Vec::new();
+        for ((name, cells), (_, drawn)) in rows.iter_mut().zip(drawings.iter_mut()) {
+            let (mut per_file, mut per_file_drawn) = (Vec::new(), Vec::new());
             for (label, file) in &files {
                 progress(&format!("{name} at {cols}x{lines}, {label}"));
                 let mb = std::fs::metadata(file).map_err(|e| e.to_string())?.len() as f64 / 1e6;
-                let cell = match (&xvfb, argv(name, &opts.blitty, cols, lines, &writer(file, &out))) {
+                let run = match (&xvfb, argv(name, &opts.blitty, cols, lines, &writer(file, &out))) {
                     (Err(e), _) => Err(e.clone()),
                     (_, Err(e)) => Err(e),
-                    (Ok(x), Ok(argv)) => timed(&argv, &x.display, &out).map(|s| mb / s),
+                    (Ok(x), Ok(argv)) => timed(&argv, &x.display, &out),
                 };
-                per_file.push(cell);
+                per_file.push(run.as_ref().map(|(s, _)| mb / s).map_err(|e| e.clone()));
+                per_file_drawn.push(run.map(|(s, n)| n as f64 / s));
             }
             cells.push(per_file);
+            drawn.push(per_file_drawn);
         }
     }
     let keys = crate::window_latency::keys(opts.quick);
@@ -235,7 +243,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     }
     let _ = std::fs::remove_dir_all(&dir);
     let files = files.iter().map(|(l, f)| (l.clone(), std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))).collect();
-    Ok(Report { files, sizes, ceiling, rows, latency })
+    Ok(Report { files, sizes, ceiling, rows, drawings, latency })
 }
 
 pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Section, Error> {
@@ -252,6 +260,10 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
         "terminals_mbps": report.rows.iter().map(|(n, s)| serde_json::json!({
             "terminal": n,
             "mbps": s.iter().map(|f| f.iter().map(cell_json).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "drawings_per_second": report.drawings.iter().map(|(n, s)| serde_json::json!({
+            "terminal": n,
+            "per_second": s.iter().map(|f| f.iter().map(cell_json).collect::<Vec<_>>()).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "key_to_pixels_ms": report.latency.iter().map(|(n, c)| serde_json::json!({
             "terminal": n,
@@ -303,6 +315,27 @@ fn markdown(r: &Report, command: &str) -> String {
     let _ = writeln!(s, "{t}\n");
     let _ = writeln!(
         s,
+        "Drawings a second during the floods above: the X server's DAMAGE notifications on the terminal's window (level NonEmpty, taken away after each), over the writer's time. For blitty window, which shows a frame with one request, these are its frames (at most its hz, 60); for a terminal that draws a frame in several requests they are at most its frames times those requests.\n"
+    );
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN);
+    let mut head = vec!["terminal".to_string()];
+    for (cols, rows) in &r.sizes {
+        for (label, _) in &r.files {
+            head.push(format!("{cols}x{rows}, {label}"));
+        }
+    }
+    t.set_header(head);
+    for (name, per_size) in &r.drawings {
+        let mut cells = vec![name.clone()];
+        for c in per_size.iter().flatten() {
+            cells.push(c.as_ref().map_or_else(|e| e.clone(), |v| format!("{v:.0}")));
+        }
+        t.add_row(cells);
+    }
+    let _ = writeln!(s, "{t}\n");
+    let _ = writeln!(
+        s,
         "Key to pixels at 80x24, idle: from a key sent with XTEST to the X server's first damage event on the terminal's window (DAMAGE, level NonEmpty), with `cat` echoing through the pty. Target for blitty window: at most one frame interval (16.7 ms at its default 60 Hz) plus 2 ms, and below every peer's.\n"
     );
     let mut t = Table::new();
@@ -317,7 +350,7 @@ fn markdown(r: &Report, command: &str) -> String {
     let _ = writeln!(s, "{t}\n");
     let _ = writeln!(
         s,
-        "Not measured yet: frames per second during the flood, X requests and bytes per frame, CPU of each terminal and of the X server per GB, and key to pixels during a flood."
+        "Not measured yet: X requests and bytes per frame, CPU of each terminal and of the X server per GB, and key to pixels during a flood."
     );
     s
 }

@@ -132,3 +132,66 @@ impl Drop for Killed {
         let _ = self.0.wait();
     }
 }
+
+/// Counts a terminal window's drawings during a flood: the X server's DAMAGE notifications
+/// (level NonEmpty, the damage taken away after each), on a thread with a connection of its
+/// own. For blitty's window, which shows a frame with one request, that is its frames; a
+/// terminal that draws a frame in several requests may be counted more than once a frame, so
+/// the figure is at most its frames there.
+pub struct DamageCounter {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<Result<u64, String>>,
+}
+
+impl DamageCounter {
+    /// Starts watching `display` for the next top-level window to be mapped (start the
+    /// terminal after this).
+    pub fn start(display: &str) -> Result<DamageCounter, String> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let (conn, screen) = x11rb::connect(Some(display)).map_err(|e| format!("cannot open {display}: {e}"))?;
+        let root = conn.setup().roots[screen].root;
+        conn.damage_query_version(1, 1).map_err(|e| e.to_string())?.reply().map_err(|e| e.to_string())?;
+        let before = mapped(&conn, root);
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let stop_thread = stop.clone();
+        let thread = std::thread::spawn(move || -> Result<u64, String> {
+            let err = |e: x11rb::errors::ConnectionError| e.to_string();
+            let win = loop {
+                if let Some(w) = mapped(&conn, root).into_iter().find(|w| !before.contains(w)) {
+                    break w;
+                }
+                if stop_thread.load(Ordering::Relaxed) {
+                    return Err("no window appeared".into());
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            };
+            let damage = conn.generate_id().map_err(|e| e.to_string())?;
+            conn.damage_create(damage, win, ReportLevel::NON_EMPTY).map_err(err)?;
+            conn.flush().map_err(err)?;
+            let mut count = 0u64;
+            while !stop_thread.load(Ordering::Relaxed) {
+                let mut fds = [PollFd::new(conn.stream(), PollFlags::IN)];
+                let _ = poll(&mut fds, Some(&Timespec { tv_sec: 0, tv_nsec: 10_000_000 }));
+                let mut seen = false;
+                // A window that went away ends the count with an error event: what was
+                // counted stands.
+                while let Ok(Some(ev)) = conn.poll_for_event() {
+                    seen |= matches!(ev, Event::DamageNotify(_));
+                    count += matches!(ev, Event::DamageNotify(_)) as u64;
+                }
+                if seen {
+                    let _ = conn.damage_subtract(damage, x11rb::NONE, x11rb::NONE);
+                    let _ = conn.flush();
+                }
+            }
+            Ok(count)
+        });
+        Ok(DamageCounter { stop, thread })
+    }
+
+    /// Stops counting: the drawings counted.
+    pub fn finish(self) -> Result<u64, String> {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.join().map_err(|_| "the counter failed".to_string())?
+    }
+}
