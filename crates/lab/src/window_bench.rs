@@ -276,6 +276,20 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
     Ok(Section { name: "window", markdown: markdown(&report, &ctx.command), json })
 }
 
+/// A table with a column per size and file (its header's labels ending in `unit`).
+fn flood_table(r: &Report, unit: &str) -> Table {
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN);
+    let mut head = vec!["terminal".to_string()];
+    for (cols, rows) in &r.sizes {
+        for (label, _) in &r.files {
+            head.push(format!("{cols}x{rows}, {label}{unit}"));
+        }
+    }
+    t.set_header(head);
+    t
+}
+
 fn markdown(r: &Report, command: &str) -> String {
     let mut s =
         header("window: cat into terminal windows under Xvfb, as a fraction of a bare pty reader", command, false);
@@ -283,15 +297,7 @@ fn markdown(r: &Report, command: &str) -> String {
         s,
         "The writer times `cat`; a bare pty reader (blocking 64 KiB reads, nothing else) is the ceiling. Software rendering: Xvfb has no GPU, so alacritty and kitty draw with Mesa's llvmpipe. Target for blitty window: at least 0.9 of the ceiling on both files at both sizes.  \n"
     );
-    let mut t = Table::new();
-    t.load_preset(ASCII_MARKDOWN);
-    let mut head = vec!["terminal".to_string()];
-    for (cols, rows) in &r.sizes {
-        for (label, _) in &r.files {
-            head.push(format!("{cols}x{rows}, {label}: MB/s (fraction)"));
-        }
-    }
-    t.set_header(head);
+    let mut t = flood_table(r, ": MB/s (fraction)");
     let mut ceiling = vec!["bare pty reader (ceiling)".to_string()];
     for per_size in &r.ceiling {
         for c in per_size {
@@ -317,15 +323,7 @@ fn markdown(r: &Report, command: &str) -> String {
         s,
         "Drawings a second during the floods above: the X server's DAMAGE notifications on the terminal's window (level NonEmpty, taken away after each), over the writer's time. For blitty window, which shows a frame with one request, these are its frames (at most its hz, 60); for a terminal that draws a frame in several requests they are at most its frames times those requests.\n"
     );
-    let mut t = Table::new();
-    t.load_preset(ASCII_MARKDOWN);
-    let mut head = vec!["terminal".to_string()];
-    for (cols, rows) in &r.sizes {
-        for (label, _) in &r.files {
-            head.push(format!("{cols}x{rows}, {label}"));
-        }
-    }
-    t.set_header(head);
+    let mut t = flood_table(r, "");
     for (name, per_size) in &r.drawings {
         let mut cells = vec![name.clone()];
         for c in per_size.iter().flatten() {
