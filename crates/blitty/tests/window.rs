@@ -674,3 +674,42 @@ fn the_window_attaches_to_a_session_types_into_it_and_detaches() {
     assert!(String::from_utf8_lossy(&ls.stdout).contains("win"), "the session lives on");
     let _ = Command::new(BLITTY).args(["kill", "win"]).envs(env).status();
 }
+
+#[test]
+fn a_selection_dragged_past_the_top_scrolls_back_into_history() {
+    let x = Xvfb::start();
+    let (conn, root, mut blitty, win) = window(&x, "seq 1 100; exec cat > /dev/null");
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    // The window moved down, so that the pointer can go above it (no window manager).
+    conn.configure_window(win, &ConfigureWindowAux::new().y(300)).unwrap();
+    conn.flush().unwrap();
+    let live: Vec<u8> = (1..=100).flat_map(|i| format!("{i}\r\n").into_bytes()).collect();
+    assert_eq!(differs_from_replay(&conn, win, &live, 40, 8), 0, "the live screen");
+    let geometry = conn.get_geometry(win).unwrap().reply().unwrap();
+    let ch = geometry.height as i16 / 8;
+    wait_until(|| conn.get_geometry(win).ok().and_then(|c| c.reply().ok()).is_some_and(|g| g.y == 300));
+    // Press on "95" (row 1), drag above the window and hold there: the view scrolls back.
+    conn.xtest_fake_input(6, 0, 0, root, 2, 300 + ch + ch / 2, 0).unwrap();
+    conn.xtest_fake_input(4, 1, 0, x11rb::NONE, 0, 0, 0).unwrap();
+    conn.xtest_fake_input(6, 0, 0, root, 2, 250, 0).unwrap();
+    conn.flush().unwrap();
+    // The view leaves the live screen: its bottom row (the live cursor's empty row, which the
+    // selection does not reach) shows a line of history.
+    let (pw, ph, live_png) = common::replay_png(BLITTY, &live, 40, 8, &["--font-size", "10"]);
+    let bottom = |p: &[u32]| p.get(7 * (ph / 8) * pw..).map(|r| r.to_vec()).unwrap_or_default();
+    let mut got = Vec::new();
+    wait_until(|| {
+        got = pixels(&conn, win, pw as u16, ph as u16);
+        got.len() == live_png.len() && bottom(&got) != bottom(&live_png)
+    });
+    assert!(bottom(&got) != bottom(&live_png), "the view did not scroll while the pointer was above the window");
+    conn.xtest_fake_input(5, 1, 0, x11rb::NONE, 0, 0, 0).unwrap();
+    conn.flush().unwrap();
+    wait_until(|| xclip_out(&x, "primary").ends_with("94\n9"));
+    let text = xclip_out(&x, "primary");
+    assert!(text.ends_with("94\n9"), "the selection ends at the anchor: {text:?}");
+    let first: u32 = text.lines().next().and_then(|l| l.trim().parse().ok()).unwrap_or(100);
+    assert!(first < 94, "the selection reaches back past the live screen (to {first}): {text:?}");
+    let _ = blitty.kill();
+    let _ = blitty.wait();
+}

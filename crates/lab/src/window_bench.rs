@@ -137,7 +137,8 @@ pub(crate) fn spawn_on(argv: &[String], display: &str) -> Result<std::process::C
 
 /// One flood through a terminal: the writer's seconds, the window's drawings counted
 /// meanwhile (see `DamageCounter`), and the CPU seconds of the terminal's own process (its
-/// threads, not the shell and `cat` it runs) and of the X server.
+/// threads, not the shell and `cat` it runs) and of the X server from the moment its window
+/// appeared (its start-up, fonts and OpenGL, left out) to its end.
 struct Flood {
     secs: f64,
     drawn: u64,
@@ -151,8 +152,9 @@ fn timed(argv: &[String], display: &str, x_pid: u32, out: &Path) -> Result<Flood
     use crate::sessions_bench::cpu_seconds;
     let _ = std::fs::remove_file(out);
     let counter = crate::window_latency::DamageCounter::start(display)?;
-    let x_before = cpu_seconds(x_pid)?;
     let mut child = spawn_on(argv, display)?;
+    // The CPU seconds of the terminal and the X server when the window appeared.
+    let mut start: Option<(f64, f64)> = None;
     let deadline = Instant::now() + TIMEOUT;
     // The terminal's CPU as last read before it ended (its /proc entry goes with it): the
     // poll is 5 ms, so at most that much is missed.
@@ -160,12 +162,16 @@ fn timed(argv: &[String], display: &str, x_pid: u32, out: &Path) -> Result<Flood
     loop {
         if let Ok(c) = cpu_seconds(child.id()) {
             cpu = c;
+            if start.is_none() && counter.found() {
+                start = Some((c, cpu_seconds(x_pid)?));
+            }
         }
         if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
             let drawn = counter.finish().unwrap_or(0);
-            let x_cpu = cpu_seconds(x_pid)? - x_before;
+            let (cpu0, x0) = start.ok_or("its window never appeared")?;
+            let x_cpu = cpu_seconds(x_pid)? - x0;
             return match std::fs::read_to_string(out).ok().and_then(|t| t.trim().parse::<f64>().ok()) {
-                Some(ns) => Ok(Flood { secs: ns / 1e9, drawn, cpu, x_cpu }),
+                Some(ns) => Ok(Flood { secs: ns / 1e9, drawn, cpu: cpu - cpu0, x_cpu }),
                 None => Err(format!("it ended ({status}) without the flood's timing")),
             };
         }
@@ -368,7 +374,7 @@ fn markdown(r: &Report, command: &str) -> String {
     let _ = writeln!(s, "{t}\n");
     let _ = writeln!(
         s,
-        "CPU seconds per GB of text during the floods above: the terminal's own process (all its threads, not the shell and `cat` it runs), then the X server's (Xvfb: the drawing the terminal asked of it).\n"
+        "CPU seconds per GB of text during the floods above, from the moment the terminal's window appeared (its start-up left out) to its end: the terminal's own process (all its threads, not the shell and `cat` it runs), then the X server's (Xvfb: the drawing the terminal asked of it). Read from /proc in clock ticks (10 ms): quick mode's small floods give coarse figures.\n"
     );
     let mut t = flood_table(r, ": terminal + X server");
     for (name, per_size) in &r.cpu {

@@ -140,6 +140,8 @@ impl Drop for Killed {
 /// the figure is at most its frames there.
 pub struct DamageCounter {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The window has appeared (its start-up is over).
+    found: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: std::thread::JoinHandle<Result<u64, String>>,
 }
 
@@ -154,6 +156,8 @@ impl DamageCounter {
         let before = mapped(&conn, root);
         let stop = std::sync::Arc::new(AtomicBool::new(false));
         let stop_thread = stop.clone();
+        let found = std::sync::Arc::new(AtomicBool::new(false));
+        let found_thread = found.clone();
         let thread = std::thread::spawn(move || -> Result<u64, String> {
             let err = |e: x11rb::errors::ConnectionError| e.to_string();
             let win = loop {
@@ -168,6 +172,7 @@ impl DamageCounter {
             let damage = conn.generate_id().map_err(|e| e.to_string())?;
             conn.damage_create(damage, win, ReportLevel::NON_EMPTY).map_err(err)?;
             conn.flush().map_err(err)?;
+            found_thread.store(true, Ordering::Relaxed);
             let mut count = 0u64;
             while !stop_thread.load(Ordering::Relaxed) {
                 let mut fds = [PollFd::new(conn.stream(), PollFlags::IN)];
@@ -186,7 +191,12 @@ impl DamageCounter {
             }
             Ok(count)
         });
-        Ok(DamageCounter { stop, thread })
+        Ok(DamageCounter { stop, found, thread })
+    }
+
+    /// Whether the window has appeared.
+    pub fn found(&self) -> bool {
+        self.found.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Stops counting: the drawings counted.

@@ -216,6 +216,10 @@ pub fn run(opts: Options) -> Result<i32, String> {
     let mut selection: Option<Selection> = None;
     let (mut selecting, mut moved) = (false, false);
     let mut held: Option<u8> = None;
+    // A selection dragged past the top or bottom edge scrolls the view a line each
+    // AUTOSCROLL while the pointer stays out (xterm): the direction (-1 back, 1 forward), the
+    // pointer's x, and when the next line goes.
+    let mut autoscroll: Option<(i8, i16, Instant)> = None;
     let mut last_cell: Option<(usize, usize)> = None;
     let mut was_alternate = false;
     // The cursor's look drawn (off in its blink, hollow), and since when it has blinked.
@@ -240,6 +244,21 @@ pub fn run(opts: Options) -> Result<i32, String> {
         }
         if let Some(next) = next {
             wake.at(next);
+        }
+        if let Some((dir, x, at)) = autoscroll.filter(|_| selecting) {
+            if now >= at {
+                let screen = cur.term.screen();
+                back = if dir < 0 { (back + 1).min(screen.history_len()) } else { back.saturating_sub(1) };
+                let y = if dir < 0 { 0 } else { ((screen.rows() - 1) * ch) as i16 };
+                let (_, pos) = view_cell(screen, back, (cw, ch), x, y);
+                if let Some(sel) = selection.as_mut() {
+                    sel.extend(pos);
+                    moved = true;
+                }
+                dirty = true;
+                autoscroll = Some((dir, x, now + AUTOSCROLL));
+            }
+            wake.at(autoscroll.map_or(now, |a| a.2));
         }
         if dirty && mapped {
             wake.at(pacer.due_at(now));
@@ -437,6 +456,19 @@ pub fn run(opts: Options) -> Result<i32, String> {
                                 dirty = true;
                             }
                         }
+                        // Past the top (on the main screen, into the scrollback) or the bottom
+                        // (back towards the live screen): the view scrolls while it stays there.
+                        let dir = if m.event_y < 0 && !screen.alternate_screen() {
+                            -1
+                        } else if m.event_y >= height as i16 && back > 0 {
+                            1
+                        } else {
+                            0
+                        };
+                        autoscroll = (dir != 0).then(|| {
+                            let next = autoscroll.filter(|a| a.0 == dir).map_or(Instant::now(), |a| a.2);
+                            (dir, m.event_x, next)
+                        });
                     } else if reports(screen, state) && cur.ended.is_none() && last_cell != Some(cell) {
                         let px = (m.event_x.max(0) as usize, m.event_y.max(0) as usize);
                         let (alt, ctrl) = (state & keys::ALT != 0, state & keys::CONTROL != 0);
@@ -450,6 +482,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
                     let state = u16::from(b.state);
                     if selecting && b.detail == 1 {
                         selecting = false;
+                        autoscroll = None;
                         match selection {
                             // A click without a drag selects nothing (and keeps PRIMARY).
                             Some(_) if !moved => selection = None,
@@ -1073,6 +1106,10 @@ fn show<T>(others: &mut Vec<T>, cur: &mut T, at: &mut usize, n: usize) {
     others.insert(*at - (n < *at) as usize, was);
     *at = n;
 }
+
+/// How often a selection dragged past the window's edge scrolls the view a line (xterm
+/// scrolls about as fast).
+const AUTOSCROLL: Duration = Duration::from_millis(50);
 
 /// xterm's cursorOnTime and cursorOffTime.
 const BLINK_ON: Duration = Duration::from_millis(600);
