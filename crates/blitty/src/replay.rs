@@ -85,13 +85,16 @@ enum Dump {
 pub fn parse_size(s: &str) -> Result<(usize, usize), String> {
     use blitty_vt::term::{MAX_COLS, MAX_ROWS};
     let bad = || format!("expected COLSxROWS with 1 to {MAX_COLS} columns and 1 to {MAX_ROWS} rows");
-    let (c, r) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-    let c: usize = c.parse().map_err(|_| bad())?;
-    let r: usize = r.parse().map_err(|_| bad())?;
-    if !(1..=MAX_COLS).contains(&c) || !(1..=MAX_ROWS).contains(&r) {
-        return Err(bad());
+    match pair(s) {
+        Some((c, r)) if (1..=MAX_COLS).contains(&c) && (1..=MAX_ROWS).contains(&r) => Ok((c, r)),
+        _ => Err(bad()),
     }
-    Ok((c, r))
+}
+
+/// Two numbers written `AxB` (or `AXB`): a size given on the command line.
+pub fn pair(s: &str) -> Option<(usize, usize)> {
+    let (a, b) = s.split_once(['x', 'X'])?;
+    Some((a.parse().ok()?, b.parse().ok()?))
 }
 
 pub fn run(args: Args) -> Result<()> {

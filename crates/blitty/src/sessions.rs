@@ -81,12 +81,10 @@ pub struct ConsoleArgs {
 fn fb_size(s: &str) -> Result<(usize, usize), String> {
     let max = blitty_io::client::MAX_FB_SIDE;
     let bad = || format!("expected WIDTHxHEIGHT in pixels, each 1 to {max}");
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-    let (w, h): (usize, usize) = (w.parse().map_err(|_| bad())?, h.parse().map_err(|_| bad())?);
-    if !(1..=max).contains(&w) || !(1..=max).contains(&h) {
-        return Err(bad());
+    match crate::replay::pair(s) {
+        Some((w, h)) if (1..=max).contains(&w) && (1..=max).contains(&h) => Ok((w, h)),
+        _ => Err(bad()),
     }
-    Ok((w, h))
 }
 
 /// A framebuffer device's size from sysfs (32 bits a pixel only).

@@ -11,7 +11,7 @@ use crate::config;
 pub struct Args {
     /// The window's size in cells, COLSxROWS (at most 2048x1024, and 16384 pixels a side at the
     /// font's size).
-    #[arg(long, value_name = "COLSxROWS", default_value = "80x24", value_parser = grid_size)]
+    #[arg(long, value_name = "COLSxROWS", default_value = "80x24", value_parser = crate::replay::parse_size)]
     size: (usize, usize),
     /// The window's title [default: the program's name, then what the program sets (OSC 0 and 2)].
     #[arg(long)]
@@ -37,18 +37,6 @@ pub struct Args {
     /// The program and its arguments (default: `shell` in the config file, else $SHELL).
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
-}
-
-/// `COLSxROWS` in cells, within the engine's limits.
-fn grid_size(s: &str) -> Result<(usize, usize), String> {
-    let (max_c, max_r) = (blitty_vt::term::MAX_COLS, blitty_vt::term::MAX_ROWS);
-    let bad = || format!("expected COLSxROWS in cells, columns 1 to {max_c}, rows 1 to {max_r}");
-    let (c, r) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-    let (c, r): (usize, usize) = (c.parse().map_err(|_| bad())?, r.parse().map_err(|_| bad())?);
-    if !(1..=max_c).contains(&c) || !(1..=max_r).contains(&r) {
-        return Err(bad());
-    }
-    Ok((c, r))
 }
 
 pub fn run(args: Args) -> Result<i32> {
