@@ -618,39 +618,27 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     progress("blitty's server: memory per vty");
     let memory = blitty_memory(&opts.blitty, &dir, vtys);
     rows.push(Row { target: "blitty server, vty not shown".into(), floods, memory });
-    if which("tmux") {
-        progress("tmux: a flood in a background window");
-        let mut floods = Vec::new();
-        for (i, f) in files.iter().enumerate() {
-            floods.push(tmux_flood(&dir, f, i));
+    type Flooder = fn(&Path, &Path, usize) -> Result<Flood, String>;
+    type Counter = fn(&Path, usize) -> Result<f64, String>;
+    let peers: [(&str, &str, &str, Flooder, Counter); 2] = [
+        ("tmux", "tmux", "tmux", tmux_flood, tmux_memory),
+        ("GNU screen", "screen", "screen", screen_peer::flood, screen_peer::memory),
+    ];
+    for (name, program, package, flood, memory) in peers {
+        if !which(program) {
+            let missing = format!("not installed (apt-get install {package})");
+            rows.push(Row {
+                target: name.into(),
+                floods: vec![Err(missing.clone()), Err(missing.clone())],
+                memory: Err(missing),
+            });
+            continue;
         }
-        progress("tmux: memory per window");
-        let memory = tmux_memory(&dir, vtys);
-        rows.push(Row { target: "tmux, window in the background".into(), floods, memory });
-    } else {
-        let missing = "not installed (apt-get install tmux)".to_string();
-        rows.push(Row {
-            target: "tmux".into(),
-            floods: vec![Err(missing.clone()), Err(missing.clone())],
-            memory: Err(missing),
-        });
-    }
-    if which("screen") {
-        progress("GNU screen: a flood in a background window");
-        let mut floods = Vec::new();
-        for (i, f) in files.iter().enumerate() {
-            floods.push(screen_peer::flood(&dir, f, i));
-        }
-        progress("GNU screen: memory per window");
-        let memory = screen_peer::memory(&dir, vtys);
-        rows.push(Row { target: "GNU screen, window in the background".into(), floods, memory });
-    } else {
-        let missing = "not installed (apt-get install screen)".to_string();
-        rows.push(Row {
-            target: "GNU screen".into(),
-            floods: vec![Err(missing.clone()), Err(missing.clone())],
-            memory: Err(missing),
-        });
+        progress(&format!("{name}: a flood in a background window"));
+        let floods = files.iter().enumerate().map(|(i, f)| flood(&dir, f, i)).collect();
+        progress(&format!("{name}: memory per window"));
+        let memory = memory(&dir, vtys);
+        rows.push(Row { target: format!("{name}, window in the background"), floods, memory });
     }
     // Attaching first: the many vtys' programs take a while to go after their run.
     let runs = if opts.quick { 3 } else { 9 };

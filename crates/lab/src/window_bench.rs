@@ -290,21 +290,9 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
         "files": report.files.iter().map(|(l, _)| l).collect::<Vec<_>>(),
         "sizes": report.sizes.iter().map(|(c, r)| format!("{c}x{r}")).collect::<Vec<_>>(),
         "ceiling_mbps": report.ceiling.iter().map(|s| s.iter().map(cell_json).collect::<Vec<_>>()).collect::<Vec<_>>(),
-        "terminals_mbps": report.rows.iter().map(|(n, s)| serde_json::json!({
-            "terminal": n,
-            "mbps": s.iter().map(|f| f.iter().map(cell_json).collect::<Vec<_>>()).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "drawings_per_second": report.drawings.iter().map(|(n, s)| serde_json::json!({
-            "terminal": n,
-            "per_second": s.iter().map(|f| f.iter().map(cell_json).collect::<Vec<_>>()).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "cpu_seconds_per_gb": report.cpu.iter().map(|(n, s)| serde_json::json!({
-            "terminal": n,
-            "terminal_and_x_server": s.iter().map(|f| f.iter().map(|c| match c {
-                Ok((t, x)) => serde_json::json!([t, x]),
-                Err(e) => serde_json::json!({ "error": e }),
-            }).collect::<Vec<_>>()).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
+        "terminals_mbps": rows_json(&report.rows, "mbps", |v| serde_json::json!(v)),
+        "drawings_per_second": rows_json(&report.drawings, "per_second", |v| serde_json::json!(v)),
+        "cpu_seconds_per_gb": rows_json(&report.cpu, "terminal_and_x_server", |(t, x)| serde_json::json!([t, x])),
         "key_to_pixels_ms": report.latency.iter().map(|(n, c)| serde_json::json!({
             "terminal": n,
             "result": match c {
@@ -330,6 +318,37 @@ fn flood_table(r: &Report, unit: &str) -> Table {
     t
 }
 
+/// A row per terminal: each size's and file's figure as `cell(size, file, figure)` says, or why
+/// there is none.
+type PerTerminal<T> = [(String, Vec<Vec<Result<T, String>>>)];
+
+fn add_rows<T>(t: &mut Table, rows: &PerTerminal<T>, cell: impl Fn(usize, usize, &T) -> String) {
+    for (name, per_size) in rows {
+        let mut cells = vec![name.clone()];
+        for (si, per_file) in per_size.iter().enumerate() {
+            for (fi, c) in per_file.iter().enumerate() {
+                cells.push(c.as_ref().map_or_else(|e| e.clone(), |v| cell(si, fi, v)));
+            }
+        }
+        t.add_row(cells);
+    }
+}
+
+/// The same rows as JSON: per terminal, per size, per file, `value(figure)` or the error.
+fn rows_json<T>(rows: &PerTerminal<T>, key: &str, value: impl Fn(&T) -> serde_json::Value) -> serde_json::Value {
+    rows.iter()
+        .map(|(n, s)| {
+            let figures: Vec<Vec<serde_json::Value>> = s
+                .iter()
+                .map(|f| {
+                    f.iter().map(|c| c.as_ref().map_or_else(|e| serde_json::json!({ "error": e }), &value)).collect()
+                })
+                .collect();
+            serde_json::json!({ "terminal": n, key: figures })
+        })
+        .collect()
+}
+
 fn markdown(r: &Report, command: &str) -> String {
     let mut s =
         header("window: cat into terminal windows under Xvfb, as a fraction of a bare pty reader", command, false);
@@ -345,45 +364,24 @@ fn markdown(r: &Report, command: &str) -> String {
         }
     }
     t.add_row(ceiling);
-    for (name, per_size) in &r.rows {
-        let mut cells = vec![name.clone()];
-        for (si, per_file) in per_size.iter().enumerate() {
-            for (fi, c) in per_file.iter().enumerate() {
-                cells.push(match (c, r.ceiling.get(si).and_then(|s| s.get(fi))) {
-                    (Ok(v), Some(Ok(top))) => format!("{v:.1} ({:.2})", v / top),
-                    (Ok(v), _) => format!("{v:.1}"),
-                    (Err(e), _) => e.clone(),
-                });
-            }
-        }
-        t.add_row(cells);
-    }
+    add_rows(&mut t, &r.rows, |si, fi, v| match r.ceiling.get(si).and_then(|s| s.get(fi)) {
+        Some(Ok(top)) => format!("{v:.1} ({:.2})", v / top),
+        _ => format!("{v:.1}"),
+    });
     let _ = writeln!(s, "{t}\n");
     let _ = writeln!(
         s,
         "Drawings a second during the floods above: the X server's DAMAGE notifications on the terminal's window (level NonEmpty, taken away after each), over the writer's time. For blitty window, which shows a frame with one request, these are its frames (at most its hz, 60); for a terminal that draws a frame in several requests they are at most its frames times those requests.\n"
     );
     let mut t = flood_table(r, "");
-    for (name, per_size) in &r.drawings {
-        let mut cells = vec![name.clone()];
-        for c in per_size.iter().flatten() {
-            cells.push(c.as_ref().map_or_else(|e| e.clone(), |v| format!("{v:.0}")));
-        }
-        t.add_row(cells);
-    }
+    add_rows(&mut t, &r.drawings, |_, _, v| format!("{v:.0}"));
     let _ = writeln!(s, "{t}\n");
     let _ = writeln!(
         s,
         "CPU seconds per GB of text during the floods above, from the moment the terminal's window appeared (its start-up left out) to its end: the terminal's own process (all its threads, not the shell and `cat` it runs), then the X server's (Xvfb: the drawing the terminal asked of it). Read from /proc in clock ticks (10 ms): quick mode's small floods give coarse figures.\n"
     );
     let mut t = flood_table(r, ": terminal + X server");
-    for (name, per_size) in &r.cpu {
-        let mut cells = vec![name.clone()];
-        for c in per_size.iter().flatten() {
-            cells.push(c.as_ref().map_or_else(|e| e.clone(), |(t, x)| format!("{t:.1} + {x:.1}")));
-        }
-        t.add_row(cells);
-    }
+    add_rows(&mut t, &r.cpu, |_, _, (t, x)| format!("{t:.1} + {x:.1}"));
     let _ = writeln!(s, "{t}\n");
     let _ = writeln!(
         s,
