@@ -204,7 +204,9 @@ pub fn run(opts: Options) -> Result<i32, String> {
     let mut buf = vec![0u8; 64 * 1024];
     let mut mapped = false;
     let mut dirty = true;
-    let mut shown_title = String::new();
+    // What the title shown was made from: the program's title, and the shown vty's place
+    // among several.
+    let mut title_of: (String, Option<(usize, usize)>) = (String::new(), None);
     let (mut focused, mut urgent) = (false, false);
     // Lines the view is scrolled back into history (0: the live screen).
     let mut back = 0usize;
@@ -252,7 +254,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
                 let y = if dir < 0 { 0 } else { ((screen.rows() - 1) * ch) as i16 };
                 let (_, pos) = view_cell(screen, back, (cw, ch), x, y);
                 if let Some(sel) = selection.as_mut() {
-                    sel.extend(pos);
+                    sel.extend(screen, pos);
                     moved = true;
                 }
                 dirty = true;
@@ -419,7 +421,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
                         2 => clip.paste(&conn, primary, b.time)?,
                         3 => {
                             if let Some(sel) = selection.as_mut() {
-                                sel.extend(at);
+                                sel.extend(screen, at);
                                 clip.own(&conn, primary, sel.text(screen), b.time)?;
                                 dirty = true;
                             }
@@ -450,8 +452,8 @@ pub fn run(opts: Options) -> Result<i32, String> {
                     let screen = cur.term.screen();
                     if selecting {
                         if let Some(sel) = selection.as_mut() {
-                            if moved || sel.range(screen) != (at, at) {
-                                sel.extend(at);
+                            if moved || sel.range() != (at, at) {
+                                sel.extend(screen, at);
                                 moved = true;
                                 dirty = true;
                             }
@@ -642,7 +644,6 @@ pub fn run(opts: Options) -> Result<i32, String> {
             selection = None;
             renderer.invalidate();
             dirty = true;
-            shown_title.clear();
         }
         // Each vty's size is the window's (a hidden one resized when the window was).
         let (cols, rows) = (cur.term.screen().cols(), cur.term.screen().rows());
@@ -678,7 +679,7 @@ pub fn run(opts: Options) -> Result<i32, String> {
         // The selection goes when output writes over it or the screen switches.
         if let Some(sel) = selection {
             let screen = cur.term.screen();
-            let (a, b) = sel.range(screen);
+            let (a, b) = sel.range();
             let live = screen.history_pushed();
             let touched = (0..screen.rows())
                 .any(|y| screen.row_damage(y).is_some() && (a.line..=b.line).contains(&(live + y as u64)));
@@ -689,16 +690,20 @@ pub fn run(opts: Options) -> Result<i32, String> {
         }
         was_alternate = cur.term.screen().alternate_screen();
         // The title, as plain text (OSC 0 and 2), unless --title fixed it.
-        // The title, with which vty is shown when there are several ("[2/3]").
-        let title = match (&fixed_title, cur.term.screen().title()) {
-            (Some(t), _) => t.clone(),
-            (None, "") => program.clone(),
-            (None, t) => t.to_string(),
-        };
-        let title = if others.is_empty() { title } else { format!("{title} [{}/{}]", at + 1, others.len() + 1) };
-        if title != shown_title {
-            set_title(&title)?;
-            shown_title = title;
+        // The title, with which vty is shown when there are several ("[2/3]"): made again
+        // only when the program's title or the vtys changed, not on every turn.
+        let place = (!others.is_empty()).then_some((at + 1, others.len() + 1));
+        if cur.term.screen().title() != title_of.0 || place != title_of.1 {
+            title_of = (cur.term.screen().title().to_string(), place);
+            let title = match (&fixed_title, title_of.0.as_str()) {
+                (Some(t), _) => t.clone(),
+                (None, "") => program.clone(),
+                (None, t) => t.to_string(),
+            };
+            match place {
+                Some((i, n)) => set_title(&format!("{title} [{i}/{n}]"))?,
+                None => set_title(&title)?,
+            }
         }
         let now = Instant::now();
         let shm_busy = shm.as_ref().is_some_and(|s| s.busy);

@@ -37,36 +37,38 @@ pub enum Unit {
 pub struct Selection {
     /// Where it started (the first and last character of the word or line clicked).
     anchor: (Pos, Pos),
-    /// Where the pointer is.
-    head: Pos,
     unit: Unit,
+    /// The first and last characters selected, worked out when the free end moves (the
+    /// words and lines are looked up then, not each time the selection is drawn or checked).
+    range: (Pos, Pos),
 }
 
 impl Selection {
     pub fn new(screen: &Screen, at: Pos, unit: Unit) -> Selection {
-        Selection { anchor: span(screen, at, unit), head: at, unit }
+        let anchor = span(screen, at, unit);
+        Selection { anchor, unit, range: anchor }
     }
 
     /// Moves the free end to `at`.
-    pub fn extend(&mut self, at: Pos) {
-        self.head = at;
+    pub fn extend(&mut self, screen: &Screen, at: Pos) {
+        let (hs, he) = span(screen, at, self.unit);
+        self.range = (self.anchor.0.min(hs), self.anchor.1.max(he));
     }
 
     /// The first and last characters selected.
-    pub fn range(&self, screen: &Screen) -> (Pos, Pos) {
-        let (hs, he) = span(screen, self.head, self.unit);
-        (self.anchor.0.min(hs), self.anchor.1.max(he))
+    pub fn range(&self) -> (Pos, Pos) {
+        self.range
     }
 
     /// The selected text (see `text::between`).
     pub fn text(&self, screen: &Screen) -> String {
-        let (a, b) = self.range(screen);
+        let (a, b) = self.range;
         between(screen, a, b, false)
     }
 
     /// Per row of a view whose top line is `top`, the columns `[from, to)` selected.
     pub fn marks(&self, screen: &Screen, top: u64, rows: usize) -> Vec<Option<(usize, usize)>> {
-        let (a, b) = self.range(screen);
+        let (a, b) = self.range;
         let cols = screen.cols();
         (0..rows as u64)
             .map(|y| {
@@ -317,7 +319,7 @@ mod tests {
         let at = |line: u64, col: usize| Pos { line: live + line, col };
         let mut sel = Selection::new(s, at(0, 4), Unit::Word);
         assert_eq!(sel.text(s), "cd");
-        sel.extend(at(1, 1));
+        sel.extend(s, at(1, 1));
         assert_eq!(sel.text(s), "cd\nhello", "a drag back takes whole words");
         assert_eq!(sel.marks(s, live, 4), vec![Some((3, 10)), Some((0, 5)), None, None]);
         let line = Selection::new(s, at(2, 0), Unit::Line);
