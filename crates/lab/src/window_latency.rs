@@ -44,6 +44,25 @@ fn mapped(conn: &RustConnection, root: Window) -> Vec<Window> {
         .collect()
 }
 
+/// Waits for a top-level window mapped that is not one of `before` (looking every 5 ms), until
+/// `give_up` says so.
+fn new_window(
+    conn: &RustConnection,
+    root: Window,
+    before: &[Window],
+    mut give_up: impl FnMut() -> bool,
+) -> Result<Window, String> {
+    loop {
+        if let Some(w) = mapped(conn, root).into_iter().find(|w| !before.contains(w)) {
+            return Ok(w);
+        }
+        if give_up() {
+            return Err("no window appeared".into());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Starts `argv` (a terminal running `cat`) on `display` and times `n` keys: the median and
 /// the largest, in milliseconds.
 pub fn key_to_pixels(argv: &[String], display: &str, n: usize) -> Result<(f64, f64), String> {
@@ -54,15 +73,8 @@ pub fn key_to_pixels(argv: &[String], display: &str, n: usize) -> Result<(f64, f
     let mut child = Killed(crate::window_bench::spawn_on(argv, display)?);
     // Its window: the new mapped top-level window.
     let deadline = Instant::now() + Duration::from_secs(30);
-    let win = loop {
-        if let Some(w) = mapped(&conn, root).into_iter().find(|w| !before.contains(w)) {
-            break w;
-        }
-        if Instant::now() > deadline || child.0.try_wait().ok().flatten().is_some() {
-            return Err("no window appeared".into());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let win =
+        new_window(&conn, root, &before, || Instant::now() > deadline || child.0.try_wait().ok().flatten().is_some())?;
     conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).map_err(|e| e.to_string())?;
     let damage = conn.generate_id().map_err(|e| e.to_string())?;
     conn.damage_create(damage, win, ReportLevel::NON_EMPTY).map_err(|e| e.to_string())?;
@@ -160,15 +172,7 @@ impl DamageCounter {
         let found_thread = found.clone();
         let thread = std::thread::spawn(move || -> Result<u64, String> {
             let err = |e: x11rb::errors::ConnectionError| e.to_string();
-            let win = loop {
-                if let Some(w) = mapped(&conn, root).into_iter().find(|w| !before.contains(w)) {
-                    break w;
-                }
-                if stop_thread.load(Ordering::Relaxed) {
-                    return Err("no window appeared".into());
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            };
+            let win = new_window(&conn, root, &before, || stop_thread.load(Ordering::Relaxed))?;
             let damage = conn.generate_id().map_err(|e| e.to_string())?;
             conn.damage_create(damage, win, ReportLevel::NON_EMPTY).map_err(err)?;
             conn.flush().map_err(err)?;
