@@ -2,10 +2,10 @@
 # Installs what blitty's build, tests and benchmarks need on a fresh Debian machine:
 # tmux and script (end-to-end tests, corpus recording, benchmarks), libvterm (a peer engine in
 # the benchmark), pkg-config (to find it), GNU screen, Xvfb and xterm (host terminals in the
-# benchmark), lrzsz (a real XMODEM receiver for the serial tests), fontconfig and DejaVu Sans
-# Mono (the pixel renderer), xclip (the window's clipboard tests), libxkbcommon0, xkb-data,
-# libx11-data and x11-xkb-utils (the window's keyboard and its layout tests),
-# and the rustfmt and clippy components.
+# benchmark), lrzsz (a real XMODEM receiver for the serial tests), fontconfig, DejaVu Sans
+# Mono and two fallback fonts (the pixel renderer), xclip (the window's clipboard tests),
+# libxkbcommon0, xkb-data, libx11-data and x11-xkb-utils (the window's keyboard and its layout
+# tests), and the rustfmt and clippy components.
 set -euo pipefail
 need=()
 command -v tmux >/dev/null || need+=(tmux)
@@ -40,6 +40,10 @@ command -v setxkbmap >/dev/null || need+=(x11-xkb-utils)
 # The pixel renderer's font (blitty replay --png, and its tests) and fontconfig to find it.
 command -v fc-match >/dev/null || need+=(fontconfig)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || need+=(fonts-dejavu-core)
+# Fallback fonts for what DejaVu Sans Mono lacks: CJK (WenQuanYi Zen Hei, 7 MB; Noto Sans CJK
+# would be 56 MB) and emoji and symbols with outlines (Symbola).
+fc-list :family='WenQuanYi Zen Hei' | grep -q . || need+=(fonts-wqy-zenhei)
+fc-list :family=Symbola | grep -q . || need+=(fonts-symbola)
 # pkill ends the session servers the tests start; setpriv runs a client as another user.
 command -v setpriv >/dev/null || need+=(util-linux)
 if [ ${#need[@]} -gt 0 ]; then

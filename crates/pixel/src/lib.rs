@@ -15,9 +15,13 @@
 //!   italic, dim (halfway to the background), inverse, hidden, the underline styles, strike
 //!   and overline, 256 colours and truecolour, from the engine's palette (so OSC 4/10/11 apply).
 //! - **Wide characters** take two cells; combining marks are drawn over their base.
+//! - **Characters the font lacks** come from fontconfig's fallback fonts ([`fallback`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+mod fallback;
+use fallback::{Fallbacks, Glyph};
 
 use blitty_vt::{Attrs, Cell, Color, CursorShape, Rgb, Screen, Style, Underline};
 
@@ -30,6 +34,7 @@ pub struct Fonts {
     /// Pixels from a cell's top to the baseline.
     baseline: usize,
     pub files: Vec<PathBuf>,
+    fallbacks: Fallbacks,
 }
 
 /// Sizes a user may ask for.
@@ -78,7 +83,8 @@ impl Fonts {
         let cell_w = m.advance_width.round().max(1.0) as usize;
         let cell_h = (line.ascent - line.descent + line.line_gap).ceil().max(1.0) as usize;
         let baseline = (line.ascent + line.line_gap / 2.0).round().max(1.0) as usize;
-        Ok(Fonts { faces, px, cell_w, cell_h, baseline, files })
+        let fallbacks = Fallbacks::new(name, files.clone());
+        Ok(Fonts { faces, px, cell_w, cell_h, baseline, files, fallbacks })
     }
 }
 
@@ -136,19 +142,13 @@ impl Framebuffer {
         let mut enc = png::Encoder::new(std::io::BufWriter::new(file), self.width as u32, self.height as u32);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
+        // A screen of text compresses well: a third of the default's size for a few ms more.
+        enc.set_compression(png::Compression::Best);
+        enc.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
         let mut w = enc.write_header().map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         let data: Vec<u8> = self.pixels.iter().flat_map(|p| [(p >> 16) as u8, (p >> 8) as u8, *p as u8]).collect();
         w.write_image_data(&data).map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
-}
-
-struct Glyph {
-    w: usize,
-    h: usize,
-    /// From the cell's left edge and top edge to the bitmap's.
-    left: i32,
-    top: i32,
-    coverage: Vec<u8>,
 }
 
 /// A rectangle of pixels that changed.
@@ -423,11 +423,22 @@ impl Renderer {
     }
 
     fn draw_glyph(&mut self, c: char, face: u8, px: usize, py: usize, w: usize, fg: u32) {
-        let fonts = &self.fonts;
-        let glyph = self.cache.entry((c, face)).or_insert_with(|| {
-            let font = &fonts.faces[face as usize];
-            // A character the face lacks comes from the regular face (which may lack it too).
-            let font = if font.lookup_glyph_index(c) == 0 { &fonts.faces[0] } else { font };
+        let (fonts, cache) = (&mut self.fonts, &mut self.cache);
+        // Centred in its cell(s): a wide character in two.
+        let extra = (w as i32 - fonts.cell_w as i32) / 2;
+        let glyph = cache.entry((c, face)).or_insert_with(|| {
+            // A character the face lacks comes from the regular face, then from a fallback font,
+            // then it is the regular face's missing-glyph box.
+            let mut font = &fonts.faces[face as usize];
+            if font.lookup_glyph_index(c) == 0 {
+                font = &fonts.faces[0];
+                if font.lookup_glyph_index(c) == 0 {
+                    if let Some(mut g) = fonts.fallbacks.glyph(c, fonts.px, w, fonts.cell_h, fonts.baseline) {
+                        g.left -= extra;
+                        return g;
+                    }
+                }
+            }
             let (m, coverage) = font.rasterize(c, fonts.px);
             Glyph {
                 w: m.width,
@@ -437,8 +448,6 @@ impl Renderer {
                 coverage,
             }
         });
-        // Centred in its cell(s): a wide character in two.
-        let extra = (w as i32 - self.fonts.cell_w as i32) / 2;
         for gy in 0..glyph.h {
             let yy = py as i32 + glyph.top + gy as i32;
             if yy < py as i32 || yy >= (py + self.fonts.cell_h) as i32 {

@@ -186,3 +186,32 @@ fn a_cursor_off_in_its_blink_is_not_drawn_and_an_unfocused_one_is_an_outline() {
     assert_eq!(outline[0], cursor, "the outline's corner");
     assert_eq!(outline[(ch / 2) * cw + cw / 2], bg, "the outline's inside");
 }
+
+#[test]
+fn a_character_the_font_lacks_is_drawn_from_a_fallback_font_inside_its_cells() {
+    // DejaVu Sans Mono has neither ideograph: without a fallback both are the same box.
+    // scripts/setup.sh installs WenQuanYi Zen Hei, which has both.
+    let (r, t) = rendered("\x1b[?25l.日本.".as_bytes(), 6, 1);
+    let bg = pack(t.screen().palette().background);
+    let first: Vec<u32> = (1..3).flat_map(|x| cell_pixels(&r, x, 0)).collect();
+    let second: Vec<u32> = (3..5).flat_map(|x| cell_pixels(&r, x, 0)).collect();
+    assert_ne!(first, second, "日 and 本 are drawn the same: no fallback font was found");
+    assert!(first.iter().any(|&p| p != bg) && second.iter().any(|&p| p != bg));
+    // Nothing spills out of the two cells: the dot cells hold only their dots.
+    let (dot, _) = rendered("\x1b[?25l.".as_bytes(), 1, 1);
+    assert_eq!(cell_pixels(&r, 0, 0), cell_pixels(&dot, 0, 0));
+    assert_eq!(cell_pixels(&r, 5, 0), cell_pixels(&dot, 0, 0));
+    // A character no font has is the font's missing-glyph box, the same for both.
+    let (r, _) = rendered("\x1b[?25l\u{10FFFC}\u{10FFFD}".as_bytes(), 2, 1);
+    assert_eq!(cell_pixels(&r, 0, 0), cell_pixels(&r, 1, 0));
+}
+
+#[test]
+fn fontconfig_charsets_are_read_as_ranges() {
+    let r = fallback::parse_charset("20-7e a0 4e00-9fff zz 30-2f");
+    assert_eq!(r, vec![(0x20, 0x7e), (0xa0, 0xa0), (0x4e00, 0x9fff)]);
+    for (c, yes) in [(0x1f, false), (0x20, true), (0x7e, true), (0x7f, false), (0xa0, true), (0x6e5, false)] {
+        assert_eq!(fallback::covers(&r, c), yes, "{c:#x}");
+    }
+    assert!(fallback::covers(&r, 0x65e5) && !fallback::covers(&r, 0xa000) && !fallback::covers(&[], 0x41));
+}
