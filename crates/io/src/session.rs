@@ -195,13 +195,19 @@ impl FrameBudget {
 /// each client of the session server): at most `hz` a second by a [`FrameBudget`]; under
 /// sustained output at SUSTAINED of `hz`; output that pauses (QUIET) is shown at once, budget
 /// allowing; and for RESPONSE after a key, the answer to it (an echo, the prompt after Ctrl-C) is
-/// shown after ANSWER_QUIET, from the spare the other frames leave.
+/// shown after ANSWER_QUIET, from the spare the other frames leave. While a flood goes on (never
+/// quiet), frames come at the full `hz` for RESPONSE after a key instead of SUSTAINED of it, so
+/// that an answer drowned in the flood waits at most 1/hz for its frame, as tmux and alacritty
+/// users expect of a key during `cat` of a large file.
 pub struct Pacer {
     budget: FrameBudget,
     interval: Duration,
+    /// 1/hz: the interval of frames while answering a key.
+    full: Duration,
     next_frame: Instant,
     last_output: Instant,
     last_key: Instant,
+    last_sent: Instant,
 }
 
 impl Pacer {
@@ -211,9 +217,11 @@ impl Pacer {
         Pacer {
             budget: FrameBudget { hz, tokens: BURST, at: now },
             interval: Duration::from_secs_f64(1.0 / (hz * SUSTAINED)),
+            full: Duration::from_secs_f64(1.0 / hz),
             next_frame: now,
             last_output: now,
             last_key: now - RESPONSE,
+            last_sent: now - Duration::from_secs(1),
         }
     }
 
@@ -246,7 +254,9 @@ impl Pacer {
         let (quiet_need, quiet_wait) = self.quiet(now);
         let paced = self.next_frame.max(self.budget.ready_at(1.0 + SPARE));
         let quiet = (self.last_output + quiet_wait).max(self.budget.ready_at(quiet_need));
-        paced.min(quiet)
+        let answer =
+            if self.answering(now) { (self.last_sent + self.full).max(self.budget.ready_at(1.0)) } else { paced };
+        paced.min(quiet).min(answer)
     }
 
     /// Whether a frame may go now.
@@ -255,12 +265,14 @@ impl Pacer {
         let (quiet_need, quiet_wait) = self.quiet(now);
         (now >= self.next_frame && self.budget.tokens >= 1.0 + SPARE)
             || (now.duration_since(self.last_output) >= quiet_wait && self.budget.tokens >= quiet_need)
+            || (self.answering(now) && now >= self.last_sent + self.full && self.budget.tokens >= 1.0)
     }
 
     /// A frame went out.
     pub fn sent(&mut self, now: Instant) {
         self.budget.spend();
         self.next_frame = now + self.interval;
+        self.last_sent = now;
     }
 
     /// The sustained frame interval (a host still taking the last frame is looked at again after it).
@@ -777,4 +789,58 @@ pub(crate) fn restore_host(writer: &mut Output, presenter: &mut AnsiPresenter, t
     raw.set_leave(out);
     drop(raw);
     let _ = io::stdout().flush();
+}
+
+#[cfg(test)]
+mod pacer_tests {
+    use super::*;
+
+    /// A flood at 60 Hz (output every 0.1 ms for 3 s, a frame whenever one is due), with a
+    /// key every `keys` (or none): the frame times.
+    fn flood(keys: Option<Duration>) -> Vec<Duration> {
+        let mut p = Pacer::new(60);
+        let start = Instant::now();
+        let mut frames = Vec::new();
+        let mut next_key = keys.map(|_| Duration::ZERO);
+        for step in 0..30_000u32 {
+            let t = Duration::from_micros(100) * step;
+            let now = start + t;
+            if let (Some(k), Some(every)) = (next_key, keys) {
+                if t >= k {
+                    p.key(now);
+                    next_key = Some(k + every);
+                }
+            }
+            p.output(now);
+            if p.due(now) {
+                p.sent(now);
+                frames.push(t);
+            }
+        }
+        frames
+    }
+
+    fn in_window(frames: &[Duration], from: f64, to: f64) -> usize {
+        frames.iter().filter(|t| (from..to).contains(&t.as_secs_f64())).count()
+    }
+
+    #[test]
+    fn a_flood_gets_the_sustained_rate_and_a_key_during_it_the_full_rate() {
+        let plain = flood(None);
+        let n = in_window(&plain, 1.0, 2.0);
+        assert!((46..=50).contains(&n), "{n} frames a second without keys (80% of 60)");
+        let typing = flood(Some(Duration::from_millis(200)));
+        let n = in_window(&typing, 1.0, 2.0);
+        assert!((58..=60).contains(&n), "{n} frames a second while answering keys");
+        // While answering, no frame waits more than 1/hz (plus the 0.1 ms step).
+        let gaps = typing.windows(2).filter(|w| w[0].as_secs_f64() > 0.5).map(|w| w[1] - w[0]);
+        assert!(gaps.max().unwrap() <= Duration::from_micros(16_767), "a frame waited longer than 1/hz");
+        // Never above hz on average: at most hz + BURST in any second.
+        for f in [&plain, &typing] {
+            for w in 0..20 {
+                let from = w as f64 * 0.1;
+                assert!(in_window(f, from, from + 1.0) <= 60 + BURST as usize);
+            }
+        }
+    }
 }

@@ -59,7 +59,8 @@ enum Which {
 pub struct ProbeArgs {
     /// `stdio METHOD [BUFSIZE]`: copy standard input to standard output with getc, fgetc,
     /// fgets, or read with a buffer of BUFSIZE bytes. `writes METHOD cooked|raw TEXT RESULT`:
-    /// write TEXT to the terminal one of seed 000's ways and record what it cost.
+    /// write TEXT to the terminal one of seed 000's ways and record what it cost. `flood-echo
+    /// FILE`: flood the terminal with FILE and echo keys in its top row.
     #[arg(num_args = 1..)]
     args: Vec<String>,
 }
@@ -87,6 +88,15 @@ pub fn probe(args: ProbeArgs) -> i32 {
     }
     if let ["pace", rate, seconds, start, file] = words[..] {
         return match crate::sessions_bench::pace(rate, seconds, start, file) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("blitty-lab: {e}");
+                2
+            }
+        };
+    }
+    if let ["flood-echo", file] = words[..] {
+        return match crate::probes::flood_echo(file) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("blitty-lab: {e}");

@@ -22,3 +22,4 @@ pub mod window_bench;
 pub mod window_latency;
 pub mod workloads;
 pub mod writes_bench;
+pub mod xproxy;

@@ -113,3 +113,59 @@ pub fn writes(method: usize, raw: bool, text: &[u8]) -> Option<WriteCost> {
         write_calls: calls,
     })
 }
+
+/// `probe flood-echo FILE` (key to pixels during a flood, `blitty bench window`): writes FILE
+/// (plain text, no escapes) to the terminal over and over in 4 KiB writes, in the rows from the
+/// second down (a scroll region, the cursor hidden), and puts each key it reads in the top row's
+/// first cell, in one write between two of the flood's (a write to a tty is not interleaved
+/// with another's). The key's echo waits behind what of the flood the pty holds, as any
+/// program's answer does. Runs until its terminal goes.
+pub fn flood_echo(file: &str) -> Result<(), String> {
+    use rustix::event::{poll, PollFd, PollFlags};
+    use rustix::termios::{tcgetattr, tcgetwinsize, tcsetattr, LocalModes, OptionalActions};
+    let text = std::fs::read(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+    if text.is_empty() || text.contains(&0x1b) {
+        return Err(format!("{file}: needs plain text, without escapes"));
+    }
+    let (stdin, stdout) = (rustix::stdio::stdin(), rustix::stdio::stdout());
+    let rows = tcgetwinsize(stdout).map_err(|e| format!("not a terminal: {e}"))?.ws_row.max(3);
+    let mut t = tcgetattr(stdin).map_err(|e| format!("not a terminal: {e}"))?;
+    t.local_modes.remove(LocalModes::ICANON | LocalModes::ECHO);
+    tcsetattr(stdin, OptionalActions::Now, &t).map_err(|e| e.to_string())?;
+    let write_all = |mut b: &[u8]| -> Result<(), String> {
+        while !b.is_empty() {
+            match rustix::io::write(stdout, b) {
+                Ok(n) => b = &b[n..],
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Ok(())
+    };
+    write_all(format!("\x1b[?25l\x1b[2J\x1b[2;{rows}r\x1b[2;1H").as_bytes())?;
+    let mut at = 0;
+    let mut key = [0u8; 64];
+    loop {
+        let mut fds = [PollFd::new(&stdin, PollFlags::IN), PollFd::new(&stdout, PollFlags::OUT)];
+        match poll(&mut fds, None) {
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.to_string()),
+        }
+        let (input, output) = (fds[0].revents(), fds[1].revents());
+        if input.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) {
+            let n = rustix::io::read(stdin, &mut key).map_err(|e| e.to_string())?;
+            if n == 0 {
+                return Ok(());
+            }
+            write_all(&[b"\x1b7\x1b[1;1H", &key[n - 1..n], b"\x1b8"].concat())?;
+        }
+        if output.contains(PollFlags::OUT) {
+            let end = (at + 4096).min(text.len());
+            write_all(&text[at..end])?;
+            at = if end == text.len() { 0 } else { end };
+        }
+        if output.intersects(PollFlags::HUP | PollFlags::ERR) {
+            return Ok(());
+        }
+    }
+}

@@ -260,7 +260,8 @@ impl Xvfb {
         }
         let display = format!(":{}", 90 + std::process::id() % 9);
         let child = Command::new("Xvfb")
-            .args([&display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp"])
+            // -noreset: a reset when the last xterm goes would drop the next one's connection.
+            .args([&display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

@@ -79,6 +79,10 @@ enum Part {
 /// scrollback; tmux has no limit, but a window's tabs past a few dozen are a mistake).
 pub const MAX_VTYS: usize = 64;
 
+/// Bytes of a vty's output parsed in one turn of the loop before the keys, the clock and the
+/// frame are looked at again.
+const READ_BUDGET: usize = 128 << 10;
+
 /// Something went wrong with the X server: one line for the user.
 fn x_err(e: impl std::fmt::Display) -> String {
     format!("the X server: {e}")
@@ -854,7 +858,7 @@ impl Vty {
             }
         };
         let mut taken = 0;
-        while taken < (1 << 20) {
+        while taken < READ_BUDGET {
             match rustix::io::read(&pty.master, &mut *buf) {
                 Ok(0) => {
                     self.open = false;
