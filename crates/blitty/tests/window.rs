@@ -713,3 +713,38 @@ fn a_selection_dragged_past_the_top_scrolls_back_into_history() {
     let _ = blitty.kill();
     let _ = blitty.wait();
 }
+
+#[test]
+fn vim_in_the_window_edits_and_saves_a_file_and_its_end_closes_the_window() {
+    let x = Xvfb::start();
+    let file = Scratch::new("window-vim.txt");
+    std::fs::write(&file, "first line\n").unwrap();
+    // vim sets the title once it is up (its terminal raw): the keys wait for that.
+    let script = format!("exec vim -u NONE -N -c 'set title titlestring=vim-ready' {}", file.display());
+    let (conn, _root, mut blitty, win) = window(&x, &script);
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    wait_until(|| title(&conn, win).contains("vim-ready"));
+    assert!(title(&conn, win).contains("vim-ready"), "vim did not start: the title is {:?}", title(&conn, win));
+    let shift = keycode(&conn, 0xffe1);
+    // o, a line of text, Escape, :wq and Return: as a user saves a change.
+    for c in "osecond typed".chars() {
+        tap(&conn, keycode(&conn, c as u32));
+    }
+    tap(&conn, keycode(&conn, 0xff1b));
+    key_with(&conn, &[shift], keycode(&conn, ';' as u32));
+    for c in "wq".chars() {
+        tap(&conn, keycode(&conn, c as u32));
+    }
+    tap(&conn, keycode(&conn, 0xff0d));
+    let mut status = None;
+    wait_until(|| {
+        status = blitty.try_wait().unwrap();
+        status.is_some()
+    });
+    let saved = std::fs::read_to_string(&file).unwrap();
+    if status.is_none() {
+        let _ = blitty.kill();
+    }
+    assert_eq!(saved, "first line\nsecond typed\n", "what vim saved");
+    assert_eq!(status.and_then(|s| s.code()), Some(0), "the window ends with vim's status");
+}

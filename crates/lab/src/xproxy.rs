@@ -7,11 +7,11 @@
 //! 4-byte units in bytes 2-3 (0 there means BIG-REQUESTS: the length is in the next 4 bytes).
 //! xscope does the same with a decoding of every request; only the counts are kept here.
 //!
-//! What it counts is what crosses the socket: pixels a client puts through MIT-SHM (blitty's
+//! File descriptors passed with the bytes (SCM_RIGHTS) are passed on, so MIT-SHM 1.2 and DRI3 work
+//! through it. What it counts is what crosses the socket: pixels a client puts through MIT-SHM (blitty's
 //! window, Xlib's XShmPutImage in Mesa's software OpenGL) travel in shared memory, not in these
 //! bytes.
 
-use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -86,20 +86,60 @@ fn pass(client: UnixStream, server: UnixStream, counts: Arc<Counts>) {
     std::thread::spawn(move || copy(client, server, Some(counts)));
 }
 
-fn copy(mut from: UnixStream, mut to: UnixStream, counts: Option<Arc<Counts>>) {
+/// Copies `from` to `to` with the file descriptors that travel with the bytes (SCM_RIGHTS: MIT-SHM
+/// 1.2's segments, DRI3's buffers), counting the requests when `counts` is given.
+fn copy(from: UnixStream, to: UnixStream, counts: Option<Arc<Counts>>) {
+    use rustix::net::{
+        recvmsg, sendmsg, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
+        SendAncillaryMessage, SendFlags,
+    };
+    use std::io::{IoSlice, IoSliceMut};
+    use std::mem::MaybeUninit;
+    use std::os::fd::{AsFd, OwnedFd};
     let mut framer = Framer::default();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
-        let n = match from.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
+        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(16))];
+        let mut control = RecvAncillaryBuffer::new(&mut space);
+        let n = match recvmsg(&from, &mut [IoSliceMut::new(&mut buf)], &mut control, RecvFlags::CMSG_CLOEXEC) {
+            Ok(m) if m.bytes > 0 => m.bytes,
+            Err(rustix::io::Errno::INTR) => continue,
+            _ => break,
         };
+        let fds: Vec<OwnedFd> = control
+            .drain()
+            .filter_map(|m| match m {
+                RecvAncillaryMessage::ScmRights(fds) => Some(fds.collect::<Vec<_>>()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
         if let Some(c) = &counts {
-            let requests = framer.feed(&buf[..n]);
-            c.requests.fetch_add(requests, Ordering::Relaxed);
+            c.requests.fetch_add(framer.feed(&buf[..n]), Ordering::Relaxed);
             c.bytes.fetch_add(n as u64, Ordering::Relaxed);
         }
-        if to.write_all(&buf[..n]).is_err() {
+        // The descriptors go with the first piece of these bytes.
+        let borrowed: Vec<_> = fds.iter().map(|f| f.as_fd()).collect();
+        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(16))];
+        let mut control = SendAncillaryBuffer::new(&mut space);
+        if !borrowed.is_empty() && !control.push(SendAncillaryMessage::ScmRights(&borrowed)) {
+            break;
+        }
+        let mut at = 0;
+        while at < n {
+            match sendmsg(&to, &[IoSlice::new(&buf[at..n])], &mut control, SendFlags::NOSIGNAL) {
+                Ok(k) => {
+                    at += k;
+                    control.clear();
+                }
+                Err(rustix::io::Errno::INTR) => {}
+                Err(_) => {
+                    at = usize::MAX;
+                    break;
+                }
+            }
+        }
+        if at == usize::MAX {
             break;
         }
     }
