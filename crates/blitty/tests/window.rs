@@ -142,6 +142,8 @@ fn a_program_in_the_window_is_drawn_typed_to_resized_and_hung_up_on_close() {
             .and_then(|p| p.value32().and_then(|mut v| v.next()))
             .is_some_and(|flags| flags & 256 != 0)
     };
+    // The window may be up before it has read the program's first output.
+    wait_until(&urgent);
     assert!(urgent(), "the bell sets the urgency hint of an unfocused window");
     // Keys typed with XTEST reach the program: a, b and the Up arrow (ESC [ A).
     conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
