@@ -20,6 +20,25 @@ pub struct ScrollRow {
     pub lines_per_s: Result<[f64; 4], String>,
 }
 
+/// Seed 001's text: `lines` lines of 80 characters, scrolling or with the cursor homed after
+/// each screenful of 24. With OPOST the kernel turns \n into \r\n; without it the text carries
+/// the \r itself.
+pub(crate) fn lines_text(lines: usize, scroll: bool, opost: bool) -> Vec<u8> {
+    let line: Vec<u8> = (0..80).map(|i| b'!' + (i % 94) as u8).collect();
+    let mut t = Vec::with_capacity(lines * 84);
+    for i in 0..lines {
+        t.extend_from_slice(&line);
+        if !scroll && i % 24 == 23 {
+            t.extend_from_slice(b"\x1b[H");
+        } else if opost {
+            t.push(b'\n');
+        } else {
+            t.extend_from_slice(b"\r\n");
+        }
+    }
+    t
+}
+
 /// `blitty bench scroll` (seed 001): lines of screen width written with scrolling, and
 /// without (cursor home after each screenful), with OPOST on and off, into each target;
 /// presented (blitty run, tmux, xterm) against hidden (blitty's engine parsing only). Each
@@ -28,22 +47,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(usize, Vec
     let dir = std::env::temp_dir().join(format!("blitty-bench-scroll-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let lines = if opts.quick { 5_000 } else { 50_000 };
-    let line: Vec<u8> = (0..80).map(|i| b'!' + (i % 94) as u8).collect();
-    // With OPOST the kernel turns \n into \r\n; without it the text carries the \r itself.
-    let text = |scroll: bool, opost: bool| {
-        let mut t = Vec::with_capacity(lines * 84);
-        for i in 0..lines {
-            t.extend_from_slice(&line);
-            if !scroll && i % 24 == 23 {
-                t.extend_from_slice(b"\x1b[H");
-            } else if opost {
-                t.push(b'\n');
-            } else {
-                t.extend_from_slice(b"\r\n");
-            }
-        }
-        t
-    };
+    let text = |scroll: bool, opost: bool| lines_text(lines, scroll, opost);
     let mut files = Vec::new();
     for (k, (scroll, opost)) in [(true, true), (true, false), (false, true), (false, false)].into_iter().enumerate() {
         let path = dir.join(format!("scroll{k}.txt"));

@@ -107,7 +107,12 @@ pub(crate) fn probe_once(
         Target::Screen => drained_by(&screen_argv(dir, &probe)?, timeout, Reader::Plain).map(|_| ())?,
         Target::Xterm => xvfb.as_ref().map_err(|e| e.clone())?.xterm(&probe)?,
     }
-    let text = std::fs::read_to_string(&result).map_err(|_| "the probe did not finish".to_string())?;
+    write_cost(&result)
+}
+
+/// What `blitty-lab probe writes` recorded in `result`.
+pub(crate) fn write_cost(result: &Path) -> Result<WriteCost, String> {
+    let text = std::fs::read_to_string(result).map_err(|_| "the probe did not finish".to_string())?;
     let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
     if v.len() < 5 {
         return Err(format!("bad probe result {text:?}"));

@@ -279,11 +279,9 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
             for (label, file) in &files {
                 progress(&format!("{name} at {cols}x{lines}, {label}"));
                 let mb = std::fs::metadata(file).map_err(|e| e.to_string())?.len() as f64 / 1e6;
-                let run = match (&xvfb, argv(name, &opts.blitty, cols, lines, &writer(file, &out))) {
-                    (Err(e), _) => Err(e.clone()),
-                    (_, Err(e)) => Err(e),
-                    (Ok(x), Ok(argv)) => timed(&argv, x, None, &out),
-                };
+                let run = on(&xvfb, argv(name, &opts.blitty, cols, lines, &writer(file, &out)), |x, argv| {
+                    timed(argv, x, None, &out)
+                });
                 per_file.push(run.as_ref().map(|f| mb / f.secs).map_err(|e| e.clone()));
                 per_file_drawn.push(run.as_ref().map(|f| f.drawn as f64 / f.secs).map_err(|e| e.clone()));
                 per_file_cpu.push(run.map(|f| (f.cpu / (mb / 1e3), f.x_cpu / (mb / 1e3))));
@@ -300,13 +298,9 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
         let mut per_file = Vec::new();
         for (label, file) in &files {
             progress(&format!("{name}: X requests per drawing, 80x24, {label}"));
-            let run = match (&xvfb, argv(name, &opts.blitty, 80, 24, &writer(file, &out))) {
-                (Err(e), _) => Err(e.clone()),
-                (_, Err(e)) => Err(e),
-                (Ok(x), Ok(argv)) => {
-                    crate::xproxy::Proxy::start(&x.display).and_then(|proxy| timed(&argv, x, Some(&proxy), &out))
-                }
-            };
+            let run = on(&xvfb, argv(name, &opts.blitty, 80, 24, &writer(file, &out)), |x, argv| {
+                crate::xproxy::Proxy::start(&x.display).and_then(|proxy| timed(argv, x, Some(&proxy), &out))
+            });
             per_file.push(run.map(|f| {
                 let frames = f.drawn.max(1) as f64;
                 PerFrame {
@@ -323,14 +317,14 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     let flood = format!("exec {} probe flood-echo {}", opts.lab.display(), files[0].1.display());
     for name in TERMINALS {
         progress(&format!("{name}: key to pixels, {keys} keys, idle and during a flood"));
-        let time = |cmd: &str, during: bool| match (&xvfb, argv(name, &opts.blitty, 80, 24, cmd)) {
-            (Err(e), _) => Err(e.clone()),
-            (_, Err(e)) => Err(e),
-            (Ok(x), Ok(argv)) if during => crate::window_latency::key_during_flood(&argv, &x.display, 24, keys),
-            (Ok(x), Ok(argv)) => crate::window_latency::key_to_pixels(&argv, &x.display, keys),
-        };
-        latency.push((name.to_string(), time("exec cat", false)));
-        flood_latency.push((name.to_string(), time(&flood, true)));
+        let idle = on(&xvfb, argv(name, &opts.blitty, 80, 24, "exec cat"), |x, argv| {
+            crate::window_latency::key_to_pixels(argv, &x.display, keys)
+        });
+        let during = on(&xvfb, argv(name, &opts.blitty, 80, 24, &flood), |x, argv| {
+            crate::window_latency::key_during_flood(argv, &x.display, 24, keys)
+        });
+        latency.push((name.to_string(), idle));
+        flood_latency.push((name.to_string(), during));
     }
     let lines_written = if opts.quick { 5_000 } else { 50_000 };
     let lines = match &xvfb {
@@ -340,6 +334,15 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     let _ = std::fs::remove_dir_all(&dir);
     let files = files.iter().map(|(l, f)| (l.clone(), std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))).collect();
     Ok(Report { files, sizes, ceiling, rows, drawings, cpu, latency, flood_latency, requests, lines, lines_written })
+}
+
+/// `f` on the bench's X server with the terminal's command, or why either is not there.
+fn on<T>(
+    xvfb: &Result<Xvfb, String>,
+    argv: Result<Vec<String>, String>,
+    f: impl FnOnce(&Xvfb, &[String]) -> Result<T, String>,
+) -> Result<T, String> {
+    f(xvfb.as_ref().map_err(|e| e.clone())?, &argv?)
 }
 
 /// Seed 001's table for the windows: `lines` lines of 80 characters written with one fwrite
@@ -353,16 +356,10 @@ fn lines_per_second(
     lines: usize,
     progress: &mut impl FnMut(&str),
 ) -> Result<Vec<(String, Lines)>, String> {
-    let line: Vec<u8> = (0..80).map(|i| b'!' + (i % 94) as u8).collect();
     let mut texts = Vec::new();
     for scroll in [true, false] {
-        let mut t = Vec::with_capacity(lines * 84);
-        for i in 0..lines {
-            t.extend_from_slice(&line);
-            t.extend_from_slice(if !scroll && i % 24 == 23 { b"\x1b[H" } else { b"\n" });
-        }
         let path = dir.join(format!("lines-{scroll}.txt"));
-        std::fs::write(&path, t).map_err(|e| e.to_string())?;
+        std::fs::write(&path, crate::scroll_bench::lines_text(lines, scroll, true)).map_err(|e| e.to_string())?;
         texts.push(path);
     }
     let result = dir.join("lines-result");
@@ -372,11 +369,9 @@ fn lines_per_second(
         format!("{} probe writes 7 cooked {} {r}.part && mv {r}.part {r}", opts.lab.display(), text.display())
     };
     let read = || -> Result<f64, String> {
-        let text = std::fs::read_to_string(&result).map_err(|_| "the probe did not finish".to_string())?;
-        let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-        match v.get(1) {
-            Some(&secs) if secs > 0.0 => Ok(lines as f64 / secs),
-            _ => Err("the terminal did not answer the DSR".into()),
+        match crate::terminals::write_cost(&result)?.processed {
+            Some(secs) => Ok(lines as f64 / secs.max(1e-9)),
+            None => Err("the terminal did not answer the DSR".into()),
         }
     };
     let mut rows = Vec::new();

@@ -131,11 +131,13 @@ impl Driven {
     }
 
     /// The window's title (_NET_WM_NAME).
-    fn title(&self) -> Result<String, String> {
-        let atom = |n: &[u8]| -> Result<u32, String> {
-            Ok(self.conn.intern_atom(false, n).map_err(|e| e.to_string())?.reply().map_err(|e| e.to_string())?.atom)
-        };
-        let (name, utf8) = (atom(b"_NET_WM_NAME")?, atom(b"UTF8_STRING")?);
+    /// The atom named `name`.
+    fn atom(&self, name: &[u8]) -> Result<u32, String> {
+        Ok(self.conn.intern_atom(false, name).map_err(|e| e.to_string())?.reply().map_err(|e| e.to_string())?.atom)
+    }
+
+    /// The window's title: its property `name` (_NET_WM_NAME) of type `utf8` (UTF8_STRING).
+    fn title(&self, (name, utf8): (u32, u32)) -> Result<String, String> {
         let p = self.conn.get_property(false, self.win, name, utf8, 0, 256).map_err(|e| e.to_string())?;
         Ok(String::from_utf8_lossy(&p.reply().map_err(|e| e.to_string())?.value).into_owned())
     }
@@ -271,7 +273,8 @@ pub fn in_hidden_vty(argv: &[String], display: &str, go: &Path, done: &Path, tim
     let keys = [t.code(0xffe3)?, t.code(0xffe1)?, t.code(0x74)?];
     t.chord(&keys)?;
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !t.title()?.ends_with("[2/2]") {
+    let title = (t.atom(b"_NET_WM_NAME")?, t.atom(b"UTF8_STRING")?);
+    while !t.title(title)?.ends_with("[2/2]") {
         if Instant::now() > deadline {
             return Err("Ctrl-Shift-T opened no second vty".into());
         }
