@@ -57,8 +57,18 @@ pub struct FontArgs {
 impl FontArgs {
     /// The font found through fontconfig.
     pub fn find(&self) -> anyhow::Result<blitty_pixel::Fonts> {
-        blitty_pixel::Fonts::find(&self.font, self.font_size, self.scale).map_err(anyhow::Error::msg)
+        fonts(&self.font, self.font_size, self.scale)
     }
+}
+
+/// The font `name` through fontconfig; a name the machine does not have is said on stderr (the
+/// monospace font is used).
+fn fonts(name: &str, pt: f32, scale: f32) -> anyhow::Result<blitty_pixel::Fonts> {
+    let fonts = blitty_pixel::Fonts::find(name, pt, scale).map_err(anyhow::Error::msg)?;
+    if let Some(note) = &fonts.substituted {
+        eprintln!("blitty: {note}");
+    }
+    Ok(fonts)
 }
 
 pub fn font_size(s: &str) -> Result<f32, String> {
@@ -107,7 +117,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let secs = start.elapsed().as_secs_f64();
     if let Some(out) = &args.png {
-        let fonts = blitty_pixel::Fonts::find(&args.font, args.font_size, args.scale).map_err(anyhow::Error::msg)?;
+        let fonts = fonts(&args.font, args.font_size, args.scale)?;
         let mut r = blitty_pixel::Renderer::new(fonts, cols, rows);
         r.render(term.screen());
         r.fb.write_png(out).map_err(anyhow::Error::msg)?;

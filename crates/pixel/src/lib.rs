@@ -35,6 +35,9 @@ pub struct Fonts {
     baseline: usize,
     pub files: Vec<PathBuf>,
     fallbacks: Fallbacks,
+    /// The font asked for is not on the machine, and what is used instead (for the caller to
+    /// tell the user).
+    pub substituted: Option<String>,
 }
 
 /// Sizes a user may ask for.
@@ -42,10 +45,20 @@ pub const MAX_FONT_PT: f32 = 200.0;
 pub const MAX_SCALE: f32 = 8.0;
 
 fn fc_match(pattern: &str) -> Option<PathBuf> {
-    let out = std::process::Command::new("fc-match").args(["-f", "%{file}", pattern]).output().ok()?;
-    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    (out.status.success() && path.is_file()).then_some(path)
+    fc_match_family(pattern).map(|(path, _)| path)
 }
+
+/// fontconfig's best font for `pattern`: its file and its (first) family name.
+fn fc_match_family(pattern: &str) -> Option<(PathBuf, String)> {
+    let out = std::process::Command::new("fc-match").args(["-f", "%{file}\t%{family[0]}", pattern]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (file, family) = text.trim().split_once('\t').unwrap_or((text.trim(), ""));
+    let path = PathBuf::from(file);
+    (out.status.success() && path.is_file()).then(|| (path, family.to_string()))
+}
+
+/// fontconfig's names for kinds of font rather than fonts: any font of the kind is what was asked.
+const GENERIC: [&str; 6] = ["monospace", "mono", "sans-serif", "sans", "serif", "fixed"];
 
 impl Fonts {
     /// The font `name` (a fontconfig pattern) at `pt` points and `scale` (HiDPI), in its
@@ -56,6 +69,20 @@ impl Fonts {
         }
         if !(0.5..=MAX_SCALE).contains(&scale) {
             return Err(format!("scale {scale}: expected 0.5 to {MAX_SCALE}"));
+        }
+        // fontconfig answers every name with its nearest font: a family it does not have
+        // becomes the default text font (DejaVu Sans, proportional). That name is told and the
+        // monospace font used instead, as alacritty and kitty fall back to a monospace one.
+        let family = name.split([':', '-']).next().unwrap_or(name).trim();
+        let mut substituted = None;
+        let mut name = name;
+        if let Some((_, found)) = fc_match_family(name) {
+            let generic = GENERIC.iter().any(|g| g.eq_ignore_ascii_case(family));
+            if !generic && !found.eq_ignore_ascii_case(family) {
+                name = "monospace";
+                let used = fc_match_family(name).map_or(found, |(_, f)| f);
+                substituted = Some(format!("no font {family:?} on this machine (fontconfig); using {used}"));
+            }
         }
         let regular = fc_match(&format!("{name}:style=Book"))
             .or_else(|| fc_match(name))
@@ -84,7 +111,7 @@ impl Fonts {
         let cell_h = (line.ascent - line.descent + line.line_gap).ceil().max(1.0) as usize;
         let baseline = (line.ascent + line.line_gap / 2.0).round().max(1.0) as usize;
         let fallbacks = Fallbacks::new(name, files.clone());
-        Ok(Fonts { faces, px, cell_w, cell_h, baseline, files, fallbacks })
+        Ok(Fonts { faces, px, cell_w, cell_h, baseline, files, fallbacks, substituted })
     }
 }
 

@@ -215,3 +215,15 @@ fn fontconfig_charsets_are_read_as_ranges() {
     }
     assert!(fallback::covers(&r, 0x65e5) && !fallback::covers(&r, 0xa000) && !fallback::covers(&[], 0x41));
 }
+
+#[test]
+fn a_font_the_machine_lacks_is_said_and_the_monospace_font_used() {
+    let missing = Fonts::find("No Such Font Xyz", 12.0, 1.0).unwrap();
+    let note = missing.substituted.clone().expect("the missing font is said");
+    assert!(note.contains("No Such Font Xyz"), "{note}");
+    let mono = Fonts::find("monospace", 12.0, 1.0).unwrap();
+    assert_eq!(missing.files, mono.files, "the monospace font is used instead");
+    assert!(mono.substituted.is_none(), "a generic name is no substitution");
+    assert!(fonts().substituted.is_none());
+    assert!(Fonts::find("dejavu sans mono:style=Bold", 12.0, 1.0).unwrap().substituted.is_none());
+}
