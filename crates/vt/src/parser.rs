@@ -243,6 +243,13 @@ impl Parser {
                     let n = scan::printable_ascii_len(&bytes[i..]);
                     p.print_ascii(&bytes[i..i + n]);
                     i += n;
+                    if bytes.get(i..i + 2) == Some(b"\r\n") {
+                        // The end of a line of text, most of the time: executed here rather
+                        // than by two more turns of the loop.
+                        p.execute(b'\r');
+                        p.execute(b'\n');
+                        i += 2;
+                    }
                     continue;
                 }
                 State::CsiEntry | State::CsiParam if matches!(bytes[i], b'0'..=b';') => {
@@ -656,6 +663,26 @@ mod tests {
             parse(&[b"ab\r\n\x1b[1;22H\x1b[?25l"]),
             ["print ab", "exec 0x0d", "exec 0x0a", "csi [1][22] H", "csi ?[25] l"]
         );
+    }
+
+    #[test]
+    fn lines_of_text_give_the_same_calls_however_the_input_is_cut() {
+        // The line-end shortcut after a run of text (CR LF taken at once) must not change what
+        // is recognised: cut at every byte, including between CR and LF.
+        let s = b"ab\r\ncd\r\n\r\nef\r\x1b[1m\r\ng\n\r\n";
+        let whole = parse(&[s]);
+        assert_eq!(whole[..4], ["print ab", "exec 0x0d", "exec 0x0a", "print cd"]);
+        for cut in 0..s.len() {
+            let mut joined: Vec<String> = Vec::new();
+            for part in parse(&[&s[..cut], &s[cut..]]) {
+                // A run of text cut in two arrives as two runs.
+                match (joined.last_mut(), part.strip_prefix("print ")) {
+                    (Some(last), Some(t)) if last.starts_with("print ") => last.push_str(t),
+                    _ => joined.push(part),
+                }
+            }
+            assert_eq!(joined, whole, "cut at {cut}");
+        }
     }
 
     #[test]
