@@ -120,49 +120,46 @@ impl Params {
         self.full = false;
     }
 
-    fn push(&mut self, sub: bool) {
-        if self.len < MAX_PARAMS {
-            self.vals[self.len] = 0;
-            if sub {
-                self.sub |= 1 << self.len;
-            }
-            self.len += 1;
-        } else {
-            self.full = true;
-        }
-    }
-
     /// Reads parameter bytes (digits, `;`, `:`) from the front of `bytes`, returning how
-    /// many it took. The parameter being read is kept in a register and stored once.
+    /// many it took. The parameter being read, the count and the flags are kept in registers
+    /// and stored once at the end: colour-dense output sends fourteen or more of these bytes
+    /// per cell.
     #[inline]
     fn read(&mut self, bytes: &[u8]) -> usize {
-        if self.len == 0 {
-            self.push(false);
+        let (mut len, mut sub, mut full) = (self.len, self.sub, self.full);
+        if len == 0 {
+            self.vals[0] = 0;
+            len = 1;
         }
-        let mut cur = self.vals[self.len - 1] as u32;
+        // `len` is at least 1 and at most MAX_PARAMS here and below.
+        let mut cur = self.vals[len - 1] as u32;
         let mut n = 0;
         for &b in bytes {
             let d = b.wrapping_sub(b'0');
             if d < 10 {
                 cur = (cur * 10 + d as u32).min(u16::MAX as u32);
-            } else if d == b';' - b'0' || d == b':' - b'0' {
-                self.store_last(cur);
-                self.push(b == b':');
+            } else if d <= b';' - b'0' {
+                // `:` or `;`: the parameter is done; the next starts at 0.
+                if !full {
+                    self.vals[len - 1] = cur as u16;
+                }
+                if len < MAX_PARAMS {
+                    sub |= ((b == b':') as u32) << len;
+                    len += 1;
+                } else {
+                    full = true;
+                }
                 cur = 0;
             } else {
                 break;
             }
             n += 1;
         }
-        self.store_last(cur);
-        n
-    }
-
-    #[inline]
-    fn store_last(&mut self, v: u32) {
-        if !self.full {
-            self.vals[self.len - 1] = v as u16;
+        if !full {
+            self.vals[len - 1] = cur as u16;
         }
+        (self.len, self.sub, self.full) = (len, sub, full);
+        n
     }
 }
 
@@ -742,6 +739,24 @@ mod tests {
         let out = parse(&[&s]);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].matches('[').count(), MAX_PARAMS);
+    }
+
+    #[test]
+    fn parameters_read_the_same_however_the_input_is_cut() {
+        // Sub-parameters, empty ones, a number past 65535 (saturates), and more parameters
+        // than are kept: every cut gives what the whole sequence gives.
+        let mut s = b"\x1b[38:2::10:20:30;;1;99999999;48;5;7".to_vec();
+        for i in 0..40 {
+            s.extend(format!(";{i}").as_bytes());
+        }
+        s.push(b'm');
+        let whole = parse(&[&s]);
+        assert!(whole[0].starts_with("csi [38, 2, 0, 10, 20, 30][0][1][65535][48][5][7][0][1]"), "{whole:?}");
+        // MAX_PARAMS values kept: the first group holds six of them.
+        assert_eq!(whole[0].matches('[').count(), MAX_PARAMS - 5, "{whole:?}");
+        for cut in 0..s.len() {
+            assert_eq!(parse(&[&s[..cut], &s[cut..]]), whole, "cut at {cut}");
+        }
     }
 
     #[test]
