@@ -82,25 +82,23 @@ mod sse2 {
     #[inline(always)]
     fn widen16(dst: &mut [Cell], src: &[u8], i: usize, style: u32) {
         assert!(i + 16 <= src.len() && src.len() == dst.len());
-        {
-            // SAFETY: asserted `i + 16 <= src.len() == dst.len()`: the 16 bytes read lie inside
-            // `src` and the 16 cells (128 bytes) written lie inside `dst`. The unaligned load
-            // and stores have no alignment requirement; SSE2 is part of the x86-64 baseline.
-            // Each cell is written as its two u32 words, content (the byte) then style, which
-            // is `Cell`'s `#[repr(C)]` layout on this little-endian target.
-            unsafe {
-                let zero = _mm_setzero_si128();
-                let sty = _mm_set1_epi32(style as i32);
-                let chunk = _mm_loadu_si128(src.as_ptr().add(i) as *const __m128i);
-                let halves = [_mm_unpacklo_epi8(chunk, zero), _mm_unpackhi_epi8(chunk, zero)];
-                let out = dst.as_mut_ptr().add(i) as *mut __m128i;
-                let mut k = 0;
-                for h in halves {
-                    for quad in [_mm_unpacklo_epi16(h, zero), _mm_unpackhi_epi16(h, zero)] {
-                        _mm_storeu_si128(out.add(k), _mm_unpacklo_epi32(quad, sty));
-                        _mm_storeu_si128(out.add(k + 1), _mm_unpackhi_epi32(quad, sty));
-                        k += 2;
-                    }
+        // SAFETY: asserted `i + 16 <= src.len() == dst.len()`: the 16 bytes read lie inside
+        // `src` and the 16 cells (128 bytes) written lie inside `dst`. The unaligned load
+        // and stores have no alignment requirement; SSE2 is part of the x86-64 baseline.
+        // Each cell is written as its two u32 words, content (the byte) then style, which
+        // is `Cell`'s `#[repr(C)]` layout on this little-endian target.
+        unsafe {
+            let zero = _mm_setzero_si128();
+            let sty = _mm_set1_epi32(style as i32);
+            let chunk = _mm_loadu_si128(src.as_ptr().add(i) as *const __m128i);
+            let halves = [_mm_unpacklo_epi8(chunk, zero), _mm_unpackhi_epi8(chunk, zero)];
+            let out = dst.as_mut_ptr().add(i) as *mut __m128i;
+            let mut k = 0;
+            for h in halves {
+                for quad in [_mm_unpacklo_epi16(h, zero), _mm_unpackhi_epi16(h, zero)] {
+                    _mm_storeu_si128(out.add(k), _mm_unpacklo_epi32(quad, sty));
+                    _mm_storeu_si128(out.add(k + 1), _mm_unpackhi_epi32(quad, sty));
+                    k += 2;
                 }
             }
         }
