@@ -65,6 +65,32 @@ pub struct ProbeArgs {
     args: Vec<String>,
 }
 
+#[derive(clap::Args)]
+pub struct WorkloadArgs {
+    /// The workload, by its name in `bench engine`'s table.
+    #[arg(value_parser = workload_names())]
+    name: String,
+    /// Its size in MB, 1 to 1000 (`bench engine` feeds 16, 2 with --quick).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    mb: u64,
+    /// The file to write.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+fn workload_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::workloads::all().iter().map(|w| w.name))
+}
+
+/// Writes one of `bench engine`'s workloads, the same bytes the bench feeds, to a file: for
+/// profiling the engine on what the bench timed (scripts/instructions.sh).
+pub fn workload(args: WorkloadArgs) -> Result<(), String> {
+    let all = crate::workloads::all();
+    let (i, w) = all.iter().enumerate().find(|(_, w)| w.name == args.name).ok_or("no such workload")?;
+    let data = crate::workloads::bench_bytes(i, w, args.mb as usize * 1_000_000);
+    std::fs::write(&args.out, data).map_err(|e| format!("cannot write {}: {e}", args.out.display()))
+}
+
 /// Runs a probe; returns the exit status (2 for bad arguments).
 pub fn probe(args: ProbeArgs) -> i32 {
     let words: Vec<&str> = args.args.iter().map(String::as_str).collect();

@@ -63,7 +63,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Report {
     let engines = peers.iter().map(|p| (p.name.to_string(), p.missing.to_string())).collect();
     let mut rows = Vec::new();
     for (i, w) in workloads::all().into_iter().enumerate() {
-        let data = (w.generate)(&mut Rng::new(i as u64 + 1), opts.bytes_per_workload);
+        let data = workloads::bench_bytes(i, &w, opts.bytes_per_workload);
         // The engines take turns, one run each per round, each round starting with the next
         // engine: on a shared machine a slow spell then costs every engine alike, where runs
         // done back to back gave it to whichever engine was running (the corpus row moved

@@ -20,6 +20,9 @@ enum Command {
     /// Measure speed: every experiment, or one (a full run takes about 20 minutes on a 2-core
     /// machine, most of it the serial-ports ladder; --quick about 2).
     Bench(blitty_lab::cli::BenchArgs),
+    /// Write one of `bench engine`'s workloads to a file (the bytes the bench feeds), to
+    /// profile the engine on it.
+    Workload(blitty_lab::cli::WorkloadArgs),
     /// The benchmarks' C probes, run in a child process of `bench`.
     #[command(hide = true)]
     Probe(blitty_lab::cli::ProbeArgs),
@@ -35,6 +38,13 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Probe(args) => ExitCode::from(blitty_lab::cli::probe(args).clamp(0, 255) as u8),
+        Command::Workload(args) => match blitty_lab::cli::workload(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("blitty-lab: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Bench(args) => match blitty_lab::cli::run(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

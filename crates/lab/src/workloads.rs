@@ -58,6 +58,13 @@ pub fn all() -> Vec<Workload> {
     ]
 }
 
+/// Workload `index` of [`all`], `bytes` long (about), made as `bench engine` makes it: the same
+/// seed gives the same bytes, so a profile of it (scripts/instructions.sh) is of what the bench
+/// timed.
+pub fn bench_bytes(index: usize, w: &Workload, bytes: usize) -> Vec<u8> {
+    (w.generate)(&mut Rng::new(index as u64 + 1), bytes)
+}
+
 const WORDS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:-_/()[]{}<>=+*&^%$#@!~";
 
 fn push_text(out: &mut Vec<u8>, rng: &mut Rng, len: usize) {
