@@ -207,7 +207,6 @@ pub struct Pacer {
     next_frame: Instant,
     last_output: Instant,
     last_key: Instant,
-    last_sent: Instant,
 }
 
 impl Pacer {
@@ -221,7 +220,6 @@ impl Pacer {
             next_frame: now,
             last_output: now,
             last_key: now - RESPONSE,
-            last_sent: now - Duration::from_secs(1),
         }
     }
 
@@ -254,8 +252,7 @@ impl Pacer {
         let (quiet_need, quiet_wait) = self.quiet(now);
         let paced = self.next_frame.max(self.budget.ready_at(1.0 + SPARE));
         let quiet = (self.last_output + quiet_wait).max(self.budget.ready_at(quiet_need));
-        let answer =
-            if self.answering(now) { (self.last_sent + self.full).max(self.budget.ready_at(1.0)) } else { paced };
+        let answer = if self.answering(now) { self.answer_at().max(self.budget.ready_at(1.0)) } else { paced };
         paced.min(quiet).min(answer)
     }
 
@@ -265,14 +262,19 @@ impl Pacer {
         let (quiet_need, quiet_wait) = self.quiet(now);
         (now >= self.next_frame && self.budget.tokens >= 1.0 + SPARE)
             || (now.duration_since(self.last_output) >= quiet_wait && self.budget.tokens >= quiet_need)
-            || (self.answering(now) && now >= self.last_sent + self.full && self.budget.tokens >= 1.0)
+            || (self.answering(now) && now >= self.answer_at() && self.budget.tokens >= 1.0)
     }
 
     /// A frame went out.
     pub fn sent(&mut self, now: Instant) {
         self.budget.spend();
         self.next_frame = now + self.interval;
-        self.last_sent = now;
+    }
+
+    /// While answering a key: 1/hz after the last frame (which went `interval` before the next
+    /// sustained one is due).
+    fn answer_at(&self) -> Instant {
+        self.next_frame - self.interval + self.full
     }
 
     /// The sustained frame interval (a host still taking the last frame is looked at again after it).
