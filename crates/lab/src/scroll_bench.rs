@@ -47,11 +47,10 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(usize, Vec
     let dir = std::env::temp_dir().join(format!("blitty-bench-scroll-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let lines = if opts.quick { 5_000 } else { 50_000 };
-    let text = |scroll: bool, opost: bool| lines_text(lines, scroll, opost);
     let mut files = Vec::new();
     for (k, (scroll, opost)) in [(true, true), (true, false), (false, true), (false, false)].into_iter().enumerate() {
         let path = dir.join(format!("scroll{k}.txt"));
-        std::fs::write(&path, text(scroll, opost)).map_err(|e| e.to_string())?;
+        std::fs::write(&path, lines_text(lines, scroll, opost)).map_err(|e| e.to_string())?;
         files.push((path, opost));
     }
     let xvfb = Xvfb::start();

@@ -179,7 +179,8 @@ fn timed(argv: &[String], x: &Xvfb, proxy: Option<&crate::xproxy::Proxy>, out: &
             let drawn = counter.finish().unwrap_or(0);
             let (cpu0, x0, sent0) = start.ok_or("its window never appeared")?;
             let x_cpu = cpu_seconds(x_pid)? - x0;
-            let sent = (sent().0 - sent0.0, sent().1 - sent0.1);
+            let (requests, bytes) = sent();
+            let sent = (requests - sent0.0, bytes - sent0.1);
             return match std::fs::read_to_string(out).ok().and_then(|t| t.trim().parse::<f64>().ok()) {
                 Some(ns) => Ok(Flood { secs: ns / 1e9, drawn, cpu: cpu - cpu0, x_cpu, sent }),
                 None => Err(format!("it ended ({status}) without the flood's timing")),
@@ -387,11 +388,9 @@ fn lines_per_second(
             let _ = std::fs::remove_file(&result);
             let run = if name.ends_with("hidden vty") {
                 let _ = std::fs::remove_file(&go);
-                let made = std::ffi::CString::new(go.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-                // SAFETY: a NUL-terminated path; mkfifo keeps no pointer.
-                if unsafe { libc::mkfifo(made.as_ptr(), 0o600) } != 0 {
-                    return Err(format!("cannot make the fifo {}", go.display()));
-                }
+                let (fifo, mode) = (rustix::fs::FileType::Fifo, rustix::fs::Mode::from_raw_mode(0o600));
+                rustix::fs::mknodat(rustix::fs::CWD, &go, fifo, mode, 0)
+                    .map_err(|e| format!("cannot make the fifo {}: {e}", go.display()))?;
                 let cmd = format!("cat {} >/dev/null; {}", go.display(), probe(text));
                 argv("blitty window", &opts.blitty, 80, 24, &cmd)
                     .and_then(|argv| crate::window_latency::in_hidden_vty(&argv, &x.display, &go, &result, TIMEOUT))

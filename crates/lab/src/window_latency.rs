@@ -130,7 +130,6 @@ impl Driven {
         self.chord(&[code])
     }
 
-    /// The window's title (_NET_WM_NAME).
     /// The atom named `name`.
     fn atom(&self, name: &[u8]) -> Result<u32, String> {
         Ok(self.conn.intern_atom(false, name).map_err(|e| e.to_string())?.reply().map_err(|e| e.to_string())?.atom)
