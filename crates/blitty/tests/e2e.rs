@@ -306,15 +306,21 @@ fn the_program_sees_blitty_not_the_host_and_a_nested_tmux_starts() {
     let screen = t.wait_for("rc=0");
     assert!(screen.contains("tmux=[unset] pane=[unset] tp=blitty b=1 t=xterm-256color"), "{screen}");
     // tmux inside refuses to start when it finds $TMUX ("sessions should be nested with care").
+    // The session prints "inner-42", which the typed command line does not contain (it did
+    // once: "inner-ran" was found on the command line before tmux had started, and the test
+    // could not fail).
     let inner = format!("blitty-e2e-inner-{}", std::process::id());
     t.text(&format!(
-        "{BLITTY} run -- tmux -L {inner} -f /dev/null new-session 'echo inner-ran; sleep 0.5'; echo rc=$?"
+        "{BLITTY} run -- tmux -L {inner} -f /dev/null new-session 'echo inner-$((6*7)); sleep 30'; echo done-$((1+1))"
     ));
     t.keys(&["Enter"]);
-    let screen = t.wait_for("inner-ran");
-    let _ = Command::new("tmux").args(["-L", &inner, "kill-server"]).output();
-    assert!(screen.contains("inner-ran"), "{screen}");
+    let screen = t.wait_for("inner-42");
+    common::kill_tmux(&inner);
+    assert!(screen.contains("inner-42"), "the nested tmux did not run its session:\n{screen}");
     assert!(!screen.contains("nested"), "{screen}");
+    // The nested tmux's client and blitty end with its server.
+    let screen = t.wait_for("done-2");
+    assert!(screen.contains("done-2"), "blitty did not end with the nested tmux:\n{screen}");
 }
 
 #[test]

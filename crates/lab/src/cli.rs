@@ -218,11 +218,16 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
     bar.enable_steady_tick(std::time::Duration::from_millis(120));
     let mut progress = |what: &str| bar.set_message(what.to_string());
     let mut reports = Reports { out: args.out.clone(), markdown: String::new(), json: serde_json::Map::new() };
-    for (which, experiment) in EXPERIMENTS {
-        if args.which == Which::All || args.which == which {
-            reports.add(experiment(&ctx, &mut progress)?)?;
+    let measured = (|| -> Result<(), Error> {
+        for (which, experiment) in EXPERIMENTS {
+            if args.which == Which::All || args.which == which {
+                reports.add(experiment(&ctx, &mut progress)?)?;
+            }
         }
-    }
+        Ok(())
+    })();
+    crate::run_bench::remove_tmux_sockets();
+    measured?;
     bar.finish_and_clear();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(reports.json))?);

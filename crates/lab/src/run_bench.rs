@@ -218,6 +218,28 @@ fn read_stats(path: &Path) -> Option<BTreeMap<String, f64>> {
     )
 }
 
+/// The directory tmux keeps its sockets in: `$TMUX_TMPDIR/tmux-UID` (`/tmp` by default).
+fn tmux_socket_dir() -> std::path::PathBuf {
+    let base = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
+    Path::new(&base).join(format!("tmux-{}", rustix::process::getuid().as_raw()))
+}
+
+/// Removes the socket files of the tmux servers this process started (`blitty-bench-*` names
+/// that carry its process id). tmux 3.3 leaves its socket file behind when its server ends,
+/// whether by `kill-server` or by its last session ending, so without this every bench run
+/// would leave a dozen files in the user's tmux directory.
+pub(crate) fn remove_tmux_sockets() {
+    let pid = std::process::id();
+    let (end, inner) = (format!("-{pid}"), format!("-{pid}-"));
+    let Ok(entries) = std::fs::read_dir(tmux_socket_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("blitty-bench-") && (name.ends_with(&end) || name.contains(&inner)) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// tmux running `cmd` in one 80x24 window on its own server (`socket`), attached to the pty it
 /// is started on, as a user's would be. Every experiment runs tmux this way: the status line is
 /// off, so the program gets all 24 rows as it does in the other terminals.

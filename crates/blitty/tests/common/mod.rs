@@ -129,8 +129,18 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = self.tmux(&["kill-server"]);
+        kill_tmux(&self.socket);
     }
+}
+
+/// Ends the tmux server on `socket` and removes its socket file, which tmux 3.3 leaves behind
+/// (`$TMUX_TMPDIR/tmux-UID/SOCKET`, `/tmp` by default): without this every test run would
+/// leave one file per test in the user's tmux directory.
+pub fn kill_tmux(socket: &str) {
+    let _ = Command::new("tmux").args(["-L", socket, "kill-server"]).output();
+    let base = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
+    let dir = std::path::Path::new(&base).join(format!("tmux-{}", rustix::process::getuid().as_raw()));
+    let _ = std::fs::remove_file(dir.join(socket));
 }
 
 /// Waits until `ok` holds (at most 30 s: a loaded machine is slow, not wrong); the caller's
