@@ -358,6 +358,25 @@ fn decom_makes_positions_relative_to_the_margins() {
 }
 
 #[test]
+fn decstbm_under_decom_homes_the_cursor_to_the_regions_top() {
+    // vttest's origin-mode screen (menu 2), byte for byte: DECSTBM puts the cursor at the
+    // home position, which DECOM makes the region's top-left (xterm), so the first line of
+    // text lands on the bottom row and CUP 1;1 the row above. tmux homes it to the screen's
+    // top instead and draws the first line on row 2.
+    let t = term(
+        80,
+        24,
+        "\x1b[?6h\x1b[2J\x1b[23;24r\r\nOrigin mode test. This line should be at the bottom of the screen.\
+         \x1b[1;1HThis line should be the one above the bottom of the screen. Push <RETURN>",
+    );
+    let l = lines(&t);
+    assert_eq!(l[23], "Origin mode test. This line should be at the bottom of the screen.");
+    assert_eq!(l[22], "This line should be the one above the bottom of the screen. Push <RETURN>");
+    assert!(l[..22].iter().all(|r| r.is_empty()), "{l:?}");
+    assert_eq!(cur(&t), (22, 73));
+}
+
+#[test]
 fn cht_and_cbt_move_by_tab_stops() {
     assert_eq!(cur(&term(30, 1, "\x1b[2I")), (0, 16));
     assert_eq!(cur(&term(30, 1, "\x1b[20G\x1b[2Z")), (0, 8));
