@@ -377,6 +377,55 @@ fn decstbm_under_decom_homes_the_cursor_to_the_regions_top() {
 }
 
 #[test]
+fn vttests_autowrap_screen_mixing_controls_and_text_keeps_the_letters_in_order() {
+    // vttest's first autowrap screen (menu 1), byte for byte: letters written at the margins of
+    // a scrolling region under DECOM, with pending wraps cancelled or taken by BS, HT, CR, LF
+    // and CUP. xterm shows each letter's capital in column 1 and its small letter in column 80,
+    // I to Z on rows 3-20 (tmux breaks some of these lines).
+    let stream = [
+        "\x1b[?3l\x1b[?3lTest of autowrap, mixing control and print characters.\r\r\n",
+        "The left/right margins should have letters in order:\r\r\n",
+        "\x1b[3;21r\x1b[?6h\x1b[19;1HA\x1b[19;80Ha\r\n",
+        "\x1b[18;80HaB\x1b[19;80HB\x08 b\r\n",
+        "\x1b[19;80HC\x08\x08\t\tc\x1b[19;2H\x08C\r\n",
+        "\x1b[19;80H\r\n",
+        "\x1b[18;1HD\x1b[18;80Hd\x1b[19;1HE\x1b[19;80He\r\n",
+        "\x1b[18;80HeF\x1b[19;80HF\x08 f\r\n",
+        "\x1b[19;80HG\x08\x08\t\tg\x1b[19;2H\x08G\r\n",
+        "\x1b[19;80H\r\n",
+        "\x1b[18;1HH\x1b[18;80Hh\x1b[19;1HI\x1b[19;80Hi\r\n",
+        "\x1b[18;80HiJ\x1b[19;80HJ\x08 j\r\n",
+        "\x1b[19;80HK\x08\x08\t\tk\x1b[19;2H\x08K\r\n",
+        "\x1b[19;80H\r\n",
+        "\x1b[18;1HL\x1b[18;80Hl\x1b[19;1HM\x1b[19;80Hm\r\n",
+        "\x1b[18;80HmN\x1b[19;80HN\x08 n\r\n",
+        "\x1b[19;80HO\x08\x08\t\to\x1b[19;2H\x08O\r\n",
+        "\x1b[19;80H\r\n",
+        "\x1b[18;1HP\x1b[18;80Hp\x1b[19;1HQ\x1b[19;80Hq\r\n",
+        "\x1b[18;80HqR\x1b[19;80HR\x08 r\r\n",
+        "\x1b[19;80HS\x08\x08\t\ts\x1b[19;2H\x08S\r\n",
+        "\x1b[19;80H\r\n",
+        "\x1b[18;1HT\x1b[18;80Ht\x1b[19;1HU\x1b[19;80Hu\r\n",
+        "\x1b[18;80HuV\x1b[19;80HV\x08 v\r\n",
+        "\x1b[19;80HW\x08\x08\t\tw\x1b[19;2H\x08W\r\n",
+        "\x1b[19;80H\r\n",
+        "\x1b[18;1HX\x1b[18;80Hx\x1b[19;1HY\x1b[19;80Hy\r\n",
+        "\x1b[18;80HyZ\x1b[19;80HZ\x08 z\r\n",
+        "\x1b[?6l\x1b[r\x1b[22;1HPush <RETURN>",
+    ]
+    .concat();
+    let t = term(80, 24, &stream);
+    let l = lines(&t);
+    assert_eq!(l[0], "Test of autowrap, mixing control and print characters.");
+    assert_eq!(l[1], "The left/right margins should have letters in order:");
+    for (y, c) in (2..20).zip('I'..='Z') {
+        assert_eq!(l[y], format!("{c}{}{}", " ".repeat(78), c.to_ascii_lowercase()), "row {y}: {l:?}");
+    }
+    assert_eq!(l[20], "");
+    assert_eq!(l[21], "Push <RETURN>");
+}
+
+#[test]
 fn cht_and_cbt_move_by_tab_stops() {
     assert_eq!(cur(&term(30, 1, "\x1b[2I")), (0, 16));
     assert_eq!(cur(&term(30, 1, "\x1b[20G\x1b[2Z")), (0, 8));
