@@ -426,6 +426,67 @@ fn vttests_autowrap_screen_mixing_controls_and_text_keeps_the_letters_in_order()
 }
 
 #[test]
+fn vttests_protected_areas_screen_leaves_a_solid_box() {
+    // vttest's DECSCA screen (menu 11.1.2.4), byte for byte: a box of protected `*`s, then
+    // unprotected `*`s around it that DECSED (CSI ? J, all three forms) and DECSEL (CSI ? K)
+    // must erase while sparing the box. xterm ends with the solid box alone; tmux, which has
+    // no protected areas, keeps every `*`.
+    let stream = [
+        "\x1b[2J\x1b[1\"q\x1b[5;21H*****************************************",
+        "\x1b[6;21H*****************************************",
+        "\x1b[7;21H*****************************************",
+        "\x1b[8;21H*****************************************",
+        "\x1b[9;21H*****************************************",
+        "\x1b[10;21H*****************************************",
+        "\x1b[11;21H*****************************************",
+        "\x1b[12;21H*****************************************",
+        "\x1b[13;21H*****************************************",
+        "\x1b[14;21H*****************************************",
+        "\x1b[15;21H*****************************************",
+        "\x1b[16;21H*****************************************",
+        "\x1b[17;21H*****************************************\x1b[0\"q\x1b[1;18H*",
+        "\x1b[1;64H*\x1b[2;19H*\x1b[2;63H*\x1b[3;20H*\x1b[3;62H*\x1b[4;21H*\x1b[4;61H*",
+        "\x1b[18;21H*\x1b[18;61H*\x1b[19;20H*\x1b[19;62H*\x1b[20;19H*\x1b[20;63H*",
+        "\x1b[21;18H*\x1b[21;64H*\x1b[22;17H*\x1b[22;65H*\x1b[23;16H*\x1b[23;66H*",
+        "\x1b[11;39H\x1b[?0J\x1b[1;19H*\x1b[1;63H*\x1b[2;20H*\x1b[2;62H*\x1b[3;21H*",
+        "\x1b[3;61H*\x1b[4;22H*\x1b[4;60H*\x1b[18;22H*\x1b[18;60H*\x1b[19;21H*",
+        "\x1b[19;61H*\x1b[20;20H*\x1b[20;62H*\x1b[21;19H*\x1b[21;63H*\x1b[22;18H*",
+        "\x1b[22;64H*\x1b[23;17H*\x1b[23;65H*\x1b[11;39H\x1b[?1J\x1b[1;20H*\x1b[1;62H*",
+        "\x1b[2;21H*\x1b[2;61H*\x1b[3;22H*\x1b[3;60H*\x1b[4;23H*\x1b[4;59H*\x1b[18;23H*",
+        "\x1b[18;59H*\x1b[19;22H*\x1b[19;60H*\x1b[20;21H*\x1b[20;61H*\x1b[21;20H*",
+        "\x1b[21;62H*\x1b[22;19H*\x1b[22;63H*\x1b[23;18H*\x1b[23;64H*\x1b[11;39H\x1b[?2J",
+        "\x1b[7;62H*\x1b[13;62H*\x1b[7;63H*\x1b[13;63H*\x1b[7;64H*\x1b[13;64H*\x1b[7;65H*",
+        "\x1b[13;65H*\x1b[7;66H*\x1b[13;66H*\x1b[7;67H*\x1b[13;67H*\x1b[7;68H*",
+        "\x1b[13;68H*\x1b[7;69H*\x1b[13;69H*\x1b[7;70H*\x1b[13;70H*\x1b[7;71H*",
+        "\x1b[13;71H*\x1b[7;72H*\x1b[13;72H*\x1b[7;73H*\x1b[13;73H*\x1b[7;74H*",
+        "\x1b[13;74H*\x1b[7;75H*\x1b[13;75H*\x1b[7;76H*\x1b[13;76H*\x1b[7;77H*",
+        "\x1b[13;77H*\x1b[7;78H*\x1b[13;78H*\x1b[7;79H*\x1b[13;79H*\x1b[7;80H*",
+        "\x1b[13;80H*\x1b[7;81H*\x1b[13;81H*\x1b[13;41H\x1b[?0K\x1b[7;2H*\x1b[13;2H*",
+        "\x1b[7;3H*\x1b[13;3H*\x1b[7;4H*\x1b[13;4H*\x1b[7;5H*\x1b[13;5H*\x1b[7;6H*",
+        "\x1b[13;6H*\x1b[7;7H*\x1b[13;7H*\x1b[7;8H*\x1b[13;8H*\x1b[7;9H*\x1b[13;9H*",
+        "\x1b[7;10H*\x1b[13;10H*\x1b[7;11H*\x1b[13;11H*\x1b[7;12H*\x1b[13;12H*\x1b[7;13H*",
+        "\x1b[13;13H*\x1b[7;14H*\x1b[13;14H*\x1b[7;15H*\x1b[13;15H*\x1b[7;16H*",
+        "\x1b[13;16H*\x1b[7;17H*\x1b[13;17H*\x1b[7;18H*\x1b[13;18H*\x1b[7;19H*",
+        "\x1b[13;19H*\x1b[7;20H*\x1b[13;20H*\x1b[13;41H\x1b[?1K\x1b[7;41H\x1b[?2K",
+        "\x1b[21;1H",
+        "\x1b[0JIf your terminal supports DEC protected areas (DECSCA, DECSED, DECSEL),\r\r\n",
+        "there will be an solid box made of *'s in the middle of the screen.\r\r\n",
+        "Push <RETURN>",
+    ]
+    .concat();
+    let t = term(80, 24, &stream);
+    let l = lines(&t);
+    let solid = format!("{}{}", " ".repeat(20), "*".repeat(41));
+    for (y, row) in l.iter().enumerate().take(20) {
+        let want = if (4..17).contains(&y) { solid.as_str() } else { "" };
+        assert_eq!(row, want, "row {y}: {l:?}");
+    }
+    assert_eq!(l[20], "If your terminal supports DEC protected areas (DECSCA, DECSED, DECSEL),");
+    assert_eq!(l[21], "there will be an solid box made of *'s in the middle of the screen.");
+    assert_eq!(l[22], "Push <RETURN>");
+}
+
+#[test]
 fn cht_and_cbt_move_by_tab_stops() {
     assert_eq!(cur(&term(30, 1, "\x1b[2I")), (0, 16));
     assert_eq!(cur(&term(30, 1, "\x1b[20G\x1b[2Z")), (0, 8));
