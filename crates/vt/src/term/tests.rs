@@ -18,6 +18,11 @@ fn cur(t: &Terminal) -> (usize, usize) {
     (c.y, c.x)
 }
 
+/// The lines of an 80x24 screen fed a recorded vttest stream (given in pieces that fit a line).
+fn vttest_screen(stream: &[&str]) -> Vec<String> {
+    lines(&term(80, 24, &stream.concat()))
+}
+
 fn pen_style(t: &Terminal, y: usize, x: usize) -> crate::Style {
     let row = t.screen().row(y);
     row.style(row[x])
@@ -382,7 +387,7 @@ fn vttests_autowrap_screen_mixing_controls_and_text_keeps_the_letters_in_order()
     // a scrolling region under DECOM, with pending wraps cancelled or taken by BS, HT, CR, LF
     // and CUP. xterm shows each letter's capital in column 1 and its small letter in column 80,
     // I to Z on rows 3-20 (tmux breaks some of these lines).
-    let stream = [
+    let l = vttest_screen(&[
         "\x1b[?3l\x1b[?3lTest of autowrap, mixing control and print characters.\r\r\n",
         "The left/right margins should have letters in order:\r\r\n",
         "\x1b[3;21r\x1b[?6h\x1b[19;1HA\x1b[19;80Ha\r\n",
@@ -412,10 +417,7 @@ fn vttests_autowrap_screen_mixing_controls_and_text_keeps_the_letters_in_order()
         "\x1b[18;1HX\x1b[18;80Hx\x1b[19;1HY\x1b[19;80Hy\r\n",
         "\x1b[18;80HyZ\x1b[19;80HZ\x08 z\r\n",
         "\x1b[?6l\x1b[r\x1b[22;1HPush <RETURN>",
-    ]
-    .concat();
-    let t = term(80, 24, &stream);
-    let l = lines(&t);
+    ]);
     assert_eq!(l[0], "Test of autowrap, mixing control and print characters.");
     assert_eq!(l[1], "The left/right margins should have letters in order:");
     for (y, c) in (2..20).zip('I'..='Z') {
@@ -431,7 +433,7 @@ fn vttests_protected_areas_screen_leaves_a_solid_box() {
     // unprotected `*`s around it that DECSED (CSI ? J, all three forms) and DECSEL (CSI ? K)
     // must erase while sparing the box. xterm ends with the solid box alone; tmux, which has
     // no protected areas, keeps every `*`.
-    let stream = [
+    let l = vttest_screen(&[
         "\x1b[2J\x1b[1\"q\x1b[5;21H*****************************************",
         "\x1b[6;21H*****************************************",
         "\x1b[7;21H*****************************************",
@@ -472,10 +474,7 @@ fn vttests_protected_areas_screen_leaves_a_solid_box() {
         "\x1b[0JIf your terminal supports DEC protected areas (DECSCA, DECSED, DECSEL),\r\r\n",
         "there will be an solid box made of *'s in the middle of the screen.\r\r\n",
         "Push <RETURN>",
-    ]
-    .concat();
-    let t = term(80, 24, &stream);
-    let l = lines(&t);
+    ]);
     let solid = format!("{}{}", " ".repeat(20), "*".repeat(41));
     for (y, row) in l.iter().enumerate().take(20) {
         let want = if (4..17).contains(&y) { solid.as_str() } else { "" };
