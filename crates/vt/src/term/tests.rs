@@ -364,8 +364,9 @@ fn decom_makes_positions_relative_to_the_margins() {
 
 #[test]
 fn decstbm_under_decom_homes_the_cursor_to_the_regions_top() {
-    // vttest's origin-mode screen (menu 2), byte for byte: DECSTBM puts the cursor at the
-    // home position, which DECOM makes the region's top-left (xterm), so the first line of
+    // vttest's origin-mode screen (menu 2): its bytes, after the DECOM vttest set earlier in
+    // the stream. DECSTBM puts the cursor at the home position, which DECOM makes the region's
+    // top-left (xterm), so the first line of
     // text lands on the bottom row and CUP 1;1 the row above. tmux homes it to the screen's
     // top instead and draws the first line on row 2.
     let t = term(
