@@ -398,9 +398,12 @@ impl Screen {
         self.grid_mut().blank_at(y, &blank)
     }
 
+    #[inline]
     fn set_pen(&mut self, style: Style) {
         if style != self.pen.style {
-            self.pen = Pen { style, plain: style.is_default(), at: None };
+            self.pen.style = style;
+            self.pen.plain = style.is_default();
+            self.pen.at = None;
         }
     }
 

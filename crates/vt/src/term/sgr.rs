@@ -56,10 +56,21 @@ impl Screen {
     pub(crate) fn select_graphic_rendition(&mut self, params: &Params) {
         let mut s = self.pen.style;
         let v = params.values();
-        // The shapes colour-dense output sends for every cell, set without the general walk.
         if !params.has_sub() {
+            // The shapes real output sends most (`CSI m`, one attribute or colour, colour-dense
+            // output's pair of 256-colour or RGB colours), set without the general walk.
             let idx = |n: u16| u8::try_from(n).ok().map(Color::Indexed);
             let (fg, bg) = match *v {
+                [] => return self.set_pen(reset(s)),
+                [n] if !matches!(n, 38 | 48 | 58) => {
+                    simple(&mut s, n);
+                    return self.set_pen(s);
+                }
+                [a, b] if !matches!(a, 38 | 48 | 58) && !matches!(b, 38 | 48 | 58) => {
+                    simple(&mut s, a);
+                    simple(&mut s, b);
+                    return self.set_pen(s);
+                }
                 [38, 5, f] => (idx(f), None),
                 [48, 5, b] => (None, idx(b)),
                 [38, 5, f, 48, 5, b] => (idx(f), idx(b)),
@@ -74,9 +85,6 @@ impl Screen {
                 return self.set_pen(s);
             }
         }
-        if v.is_empty() {
-            s = reset(s);
-        }
         let mut i = 0;
         while i < v.len() {
             let mut next = i + 1;
@@ -84,33 +92,8 @@ impl Screen {
             while next < v.len() && params.is_sub(next) && !matches!(v[i], 38 | 48 | 58) {
                 next += 1;
             }
-            let a = &mut s.attrs;
             match v[i] {
-                0 => s = reset(s),
-                1 => a.set(Attrs::BOLD, true),
-                2 => a.set(Attrs::DIM, true),
-                3 => a.set(Attrs::ITALIC, true),
-                4 => a.set_underline(underline(params.is_sub(i + 1).then(|| v[i + 1]))),
-                5 => a.set(Attrs::BLINK, true),
-                6 => a.set(Attrs::RAPID_BLINK, true),
-                7 => a.set(Attrs::INVERSE, true),
-                8 => a.set(Attrs::HIDDEN, true),
-                9 => a.set(Attrs::STRIKE, true),
-                21 => a.set_underline(Underline::Double),
-                22 => {
-                    a.set(Attrs::BOLD, false);
-                    a.set(Attrs::DIM, false);
-                }
-                23 => a.set(Attrs::ITALIC, false),
-                24 => a.set_underline(Underline::None),
-                25 => {
-                    a.set(Attrs::BLINK, false);
-                    a.set(Attrs::RAPID_BLINK, false);
-                }
-                27 => a.set(Attrs::INVERSE, false),
-                28 => a.set(Attrs::HIDDEN, false),
-                29 => a.set(Attrs::STRIKE, false),
-                n @ 30..=37 => s.fg = Color::Indexed((n - 30) as u8),
+                4 => s.attrs.set_underline(underline(params.is_sub(i + 1).then(|| v[i + 1]))),
                 38 | 48 | 58 => {
                     let (color, after) = extended_color(params, i);
                     if let Some(c) = color {
@@ -122,19 +105,54 @@ impl Screen {
                     }
                     next = after;
                 }
-                39 => s.fg = Color::Default,
-                n @ 40..=47 => s.bg = Color::Indexed((n - 40) as u8),
-                49 => s.bg = Color::Default,
-                53 => a.set(Attrs::OVERLINE, true),
-                55 => a.set(Attrs::OVERLINE, false),
-                59 => s.underline_color = Color::Default,
-                n @ 90..=97 => s.fg = Color::Indexed((n - 90 + 8) as u8),
-                n @ 100..=107 => s.bg = Color::Indexed((n - 100 + 8) as u8),
-                _ => {}
+                n => simple(&mut s, n),
             }
             i = next;
         }
         self.set_pen(s);
+    }
+}
+
+/// One SGR parameter that takes no sub-parameters and no following parameters (everything but
+/// 38, 48 and 58; 4 here is a plain single underline). Unknown values are ignored.
+#[inline]
+fn simple(s: &mut Style, n: u16) {
+    let a = &mut s.attrs;
+    match n {
+        0 => *s = reset(*s),
+        1 => a.set(Attrs::BOLD, true),
+        2 => a.set(Attrs::DIM, true),
+        3 => a.set(Attrs::ITALIC, true),
+        4 => a.set_underline(Underline::Single),
+        5 => a.set(Attrs::BLINK, true),
+        6 => a.set(Attrs::RAPID_BLINK, true),
+        7 => a.set(Attrs::INVERSE, true),
+        8 => a.set(Attrs::HIDDEN, true),
+        9 => a.set(Attrs::STRIKE, true),
+        21 => a.set_underline(Underline::Double),
+        22 => {
+            a.set(Attrs::BOLD, false);
+            a.set(Attrs::DIM, false);
+        }
+        23 => a.set(Attrs::ITALIC, false),
+        24 => a.set_underline(Underline::None),
+        25 => {
+            a.set(Attrs::BLINK, false);
+            a.set(Attrs::RAPID_BLINK, false);
+        }
+        27 => a.set(Attrs::INVERSE, false),
+        28 => a.set(Attrs::HIDDEN, false),
+        29 => a.set(Attrs::STRIKE, false),
+        30..=37 => s.fg = Color::Indexed((n - 30) as u8),
+        39 => s.fg = Color::Default,
+        40..=47 => s.bg = Color::Indexed((n - 40) as u8),
+        49 => s.bg = Color::Default,
+        53 => a.set(Attrs::OVERLINE, true),
+        55 => a.set(Attrs::OVERLINE, false),
+        59 => s.underline_color = Color::Default,
+        90..=97 => s.fg = Color::Indexed((n - 90 + 8) as u8),
+        100..=107 => s.bg = Color::Indexed((n - 100 + 8) as u8),
+        _ => {}
     }
 }
 

@@ -37,6 +37,31 @@ impl Charset {
         self == Charset::Latin1
     }
 
+    /// What printable byte `b` (0x20..=0x7E) shows as through this set in GL.
+    #[inline]
+    pub(super) fn map_byte(self, b: u8) -> char {
+        self.lookup(b).unwrap_or(b as char)
+    }
+
+    /// Whether every printable byte maps to a character one cell wide, so that a run of text
+    /// through the set is a run of cells. Not Latin-1: its 0x2D is U+00AD SOFT HYPHEN, which
+    /// the width table gives no width (it joins the character before, as when sent in UTF-8).
+    #[inline]
+    pub(super) fn maps_to_single_cells(self) -> bool {
+        self != Charset::Latin1
+    }
+
+    /// Every set, for tests that cover them all.
+    #[cfg(test)]
+    pub(super) const ALL: [Charset; 6] = [
+        Charset::Ascii,
+        Charset::DecSpecial,
+        Charset::Uk,
+        Charset::DecSupplemental,
+        Charset::DecTechnical,
+        Charset::Latin1,
+    ];
+
     /// The character at 7-bit position `pos` (0x20..=0x7F) of this set, or `None` where the
     /// set keeps the ASCII character (and for positions outside the set).
     fn lookup(self, pos: u8) -> Option<char> {
@@ -120,6 +145,12 @@ impl Charsets {
     #[inline]
     pub(super) fn gl_is_ascii(&self) -> bool {
         self.single.is_none() && self.g[self.gl] == Charset::Ascii
+    }
+
+    /// The set printable ASCII goes through, when no single shift is pending.
+    #[inline]
+    pub(super) fn gl_set(&self) -> Option<Charset> {
+        self.single.is_none().then(|| self.g[self.gl])
     }
 
     /// The character `c` stands for under the current invocations: 0x20..=0x7F through GL (or

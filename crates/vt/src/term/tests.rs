@@ -250,6 +250,36 @@ fn uk_charset_maps_hash_to_pound() {
 }
 
 #[test]
+fn a_run_through_a_set_shows_what_its_characters_sent_in_utf8_show() {
+    // Runs through a 94-character set are written cell by cell in one pass; the reference is the
+    // same characters sent one by one in UTF-8. Every printable byte, at every start column of
+    // screens 1 to 12 wide, with and without autowrap, over wide characters it half covers.
+    use super::state::Charset;
+    let sets =
+        [("0", Charset::DecSpecial), ("A", Charset::Uk), ("<", Charset::DecSupplemental), (">", Charset::DecTechnical)];
+    let run: Vec<u8> = (0x20..=0x7e).collect();
+    for (designator, set) in sets {
+        let mapped: String = run.iter().map(|&b| set.map_byte(b)).collect();
+        for cols in 1..=12 {
+            for x in 0..cols {
+                for wrap in ["h", "l"] {
+                    let lead = format!("\x1b[?7{wrap}漢字漢字漢字\r\n漢字漢字漢字\x1b[1;{}H", x + 1);
+                    let through_set =
+                        term(cols, 4, &format!("{lead}\x1b({designator}{}", std::str::from_utf8(&run).unwrap()));
+                    let in_utf8 = term(cols, 4, &format!("{lead}{mapped}"));
+                    let what = format!("{set:?}, {cols} columns, from column {x}, autowrap {wrap}");
+                    assert_eq!(lines(&through_set), lines(&in_utf8), "{what}");
+                    assert_eq!(through_set.screen().cursor(), in_utf8.screen().cursor(), "{what}");
+                    for y in 0..4 {
+                        assert_eq!(through_set.screen().row_wrapped(y), in_utf8.screen().row_wrapped(y), "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn an_unknown_designation_selects_ascii() {
     let t = term(5, 1, "\x1b(0q\x1b(Wq");
     assert_eq!(lines(&t), ["─q"]);
@@ -690,6 +720,27 @@ fn sgr_sets_and_clears_attributes() {
     assert_eq!(pen_style(&t, 0, 1).attrs, Attrs::default());
     assert!(pen_style(&t, 0, 2).attrs.has(Attrs::BOLD));
     assert_eq!(pen_style(&t, 0, 3), crate::Style::default());
+}
+
+#[test]
+fn sgr_of_one_or_two_parameters_does_what_the_general_walk_does() {
+    // One and two plain parameters take a short path; a third parameter the engine ignores (10,
+    // the primary font) sends the same values through the general walk. Every pair of values up
+    // to 110 but the extended colours (which would take the 10 as their argument), from a pen
+    // with attributes and colours set and from the default pen.
+    for start in ["\x1b[1;3;4;7;31;42;58;5;9m", ""] {
+        let plain = (0..=110u16).filter(|n| !matches!(n, 38 | 48 | 58));
+        for a in plain.clone() {
+            for b in plain.clone().map(Some).chain([None]) {
+                let params = b.map_or(format!("{a}"), |b| format!("{a};{b}"));
+                let short = term(2, 1, &format!("{start}\x1b[{params}mx"));
+                let walked = term(2, 1, &format!("{start}\x1b[{params};10mx"));
+                assert_eq!(pen_style(&short, 0, 0), pen_style(&walked, 0, 0), "SGR {params} after {start:?}");
+            }
+        }
+        let empty = term(2, 1, &format!("{start}\x1b[mx"));
+        assert_eq!(pen_style(&empty, 0, 0), pen_style(&term(2, 1, &format!("{start}\x1b[0;10mx")), 0, 0));
+    }
 }
 
 #[test]

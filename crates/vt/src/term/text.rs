@@ -3,6 +3,7 @@
 
 use unicode_width::UnicodeWidthChar;
 
+use super::state::Charset;
 use super::{split_wide_cells, Screen, MAX_CLUSTER};
 use crate::cell::Cell;
 
@@ -92,15 +93,45 @@ impl Screen {
                 }
             }
         }
-        if self.modes.insert || !self.charsets.gl_is_ascii() {
-            for &b in run {
-                self.print_char(b as char);
+        match self.charsets.gl_set() {
+            Some(Charset::Ascii) if !self.modes.insert => {
+                if let Some(&last) = run.last() {
+                    self.last_char = Some(last as char);
+                }
+                self.write_run(run, |b| b as char, crate::scan::write_ascii);
             }
-            return;
+            // A run through another set (DEC line drawing in dialog, htop, mc): cell by cell.
+            Some(set) if !self.modes.insert && set.maps_to_single_cells() => self.print_mapped_run(run, set),
+            // A single shift, insert mode, or a set with characters of other widths.
+            _ => {
+                for &b in run {
+                    self.print_char(b as char);
+                }
+            }
         }
+    }
+
+    /// A run of printable bytes through `set` (one that maps each to a character one cell wide).
+    #[inline(never)]
+    fn print_mapped_run(&mut self, run: &[u8], set: Charset) {
         if let Some(&last) = run.last() {
-            self.last_char = Some(last as char);
+            self.last_char = Some(set.map_byte(last));
         }
+        self.write_run(
+            run,
+            |b| set.map_byte(b),
+            |cells, bytes, style| {
+                for (cell, &b) in cells.iter_mut().zip(bytes) {
+                    *cell = Cell::char(set.map_byte(b), false, style);
+                }
+            },
+        );
+    }
+
+    /// Writes a run of bytes that are a cell each, wrapping at the right margin as xterm does:
+    /// `write` fills a slice of cells from as many bytes, `map` gives one byte's character.
+    #[inline(always)]
+    fn write_run(&mut self, run: &[u8], map: impl Fn(u8) -> char, write: impl Fn(&mut [Cell], &[u8], u32)) {
         let autowrap = self.modes.autowrap;
         let mut run = run;
         while !run.is_empty() {
@@ -115,14 +146,14 @@ impl Screen {
             let (row, meta) = grid.row_meta_mut(y);
             // A wide character half-covered by the run loses its other half.
             let (s, e) = split_wide_cells(row, x, x + n);
-            crate::scan::write_ascii(&mut row[x..x + n], &run[..n], style);
+            write(&mut row[x..x + n], &run[..n], style);
             run = &run[n..];
             meta.touch(s, e);
             if x + n > right {
                 if !autowrap {
                     if let Some(&last) = run.last() {
                         // Without autowrap, the rest overwrites the last column: only the last stays.
-                        row[right] = Cell::ascii(last, style);
+                        row[right] = Cell::char(map(last), false, style);
                         run = &[];
                     }
                 }
@@ -264,6 +295,15 @@ impl Screen {
 #[cfg(test)]
 mod width_tests {
     use super::*;
+
+    #[test]
+    fn a_set_says_it_maps_to_single_cells_exactly_when_every_printable_byte_does() {
+        // The run path writes each byte of a run through such a set as one cell.
+        for set in Charset::ALL {
+            let all_single = (0x20..=0x7eu8).all(|b| cell_width(set.map_byte(b)) == Some(1));
+            assert_eq!(set.maps_to_single_cells(), all_single, "{set:?}");
+        }
+    }
 
     #[test]
     fn the_width_table_agrees_with_unicode_width_for_every_scalar_value() {
