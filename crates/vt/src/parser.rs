@@ -234,19 +234,8 @@ impl Parser {
                 continue;
             }
             match self.state {
-                // A run of text is scanned for only when it starts here: controls, escapes and
-                // non-ASCII characters skip the vector scan.
-                State::Ground if (0x20..0x7f).contains(&bytes[i]) => {
-                    let n = scan::printable_ascii_len(&bytes[i..]);
-                    p.print_ascii(&bytes[i..i + n]);
-                    i += n;
-                    if bytes.get(i..i + 2) == Some(b"\r\n") {
-                        // The end of a line of text, most of the time: executed here rather
-                        // than by two more turns of the loop.
-                        p.execute(b'\r');
-                        p.execute(b'\n');
-                        i += 2;
-                    }
+                State::Ground => {
+                    i = self.ground(p, bytes, i);
                     continue;
                 }
                 State::CsiEntry | State::CsiParam if matches!(bytes[i], b'0'..=b';') => {
@@ -260,20 +249,7 @@ impl Parser {
             }
             let b = bytes[i];
             i += 1;
-            if self.state == State::Ground && b < 0x20 && !matches!(b, 0x18 | 0x1a | 0x1b) {
-                // CR, LF and the other C0 controls between runs of text: no state change.
-                p.execute(b);
-            } else if b == 0x1b && bytes.get(i) == Some(&b'[') && self.state == State::Ground {
-                // ESC [ : a whole sequence in the buffer is parsed in one pass; otherwise the
-                // state machine takes it from CSI entry.
-                i += 1;
-                self.enter(State::CsiEntry);
-                if let Some(n) = self.csi_whole(p, &bytes[i..]) {
-                    i += n;
-                } else {
-                    self.enter(State::CsiEntry);
-                }
-            } else if b < 0x80 {
+            if b < 0x80 {
                 self.ascii(p, b);
             } else if let Some((c, len)) = decode_whole(&bytes[i - 1..]) {
                 // A whole, valid sequence in the buffer: decoded in place, no state kept.
@@ -282,6 +258,100 @@ impl Parser {
             } else {
                 self.utf8_start(p, b);
             }
+        }
+    }
+
+    /// The ground state from `bytes[i]`: text, controls, and escape and control sequences
+    /// that are whole in the buffer, each taken in one step here. Returns where it stopped: at
+    /// the end of `bytes`, or having handed a sequence the buffer cuts (or one of the rarer
+    /// forms: strings, controls inside a sequence) to the state machine, or in the middle of a
+    /// UTF-8 sequence the buffer cuts. What is recognised is the same either way.
+    #[inline]
+    fn ground<P: Perform>(&mut self, p: &mut P, bytes: &[u8], mut i: usize) -> usize {
+        while let Some(&b) = bytes.get(i) {
+            if (0x20..0x7f).contains(&b) {
+                let n = scan::printable_ascii_len(&bytes[i..]);
+                p.print_ascii(&bytes[i..i + n]);
+                i += n;
+                if bytes.get(i..i + 2) == Some(b"\r\n") {
+                    // The end of a line of text, most of the time: executed here rather
+                    // than by two more turns of the loop.
+                    p.execute(b'\r');
+                    p.execute(b'\n');
+                    i += 2;
+                }
+            } else if b == 0x1b {
+                match bytes.get(i + 1) {
+                    Some(b'[') => {
+                        // A whole CSI sequence is parsed in one pass; otherwise the state
+                        // machine takes it from CSI entry.
+                        self.enter(State::CsiEntry);
+                        match self.csi_whole(p, &bytes[i + 2..]) {
+                            Some(n) => i += 2 + n,
+                            None => {
+                                self.enter(State::CsiEntry);
+                                return i + 2;
+                            }
+                        }
+                    }
+                    // ESC and a final byte (DECSC, DECRC, RI, keypad modes, ...).
+                    Some(&f @ (0x30..=0x4f | 0x51..=0x57 | 0x59 | 0x5a | 0x5c | 0x60..=0x7e)) => {
+                        p.esc_dispatch(&[], f);
+                        i += 2;
+                    }
+                    // ESC, one intermediate and a final byte (the character set designations).
+                    Some(&m @ 0x20..=0x2f) if matches!(bytes.get(i + 2), Some(0x30..=0x7e)) => {
+                        p.esc_dispatch(&[m], bytes[i + 2]);
+                        i += 3;
+                    }
+                    _ => {
+                        self.ascii(p, b);
+                        return i + 1;
+                    }
+                }
+            } else if b < 0x20 {
+                // CR, LF and the other C0 controls between runs of text; CAN and SUB cancel
+                // nothing here.
+                if !matches!(b, 0x18 | 0x1a) {
+                    p.execute(b);
+                }
+                i += 1;
+            } else if b == 0x7f {
+                i += 1;
+            } else if let Some((c, len)) = decode_whole(&bytes[i..]) {
+                // A whole, valid sequence in the buffer: decoded in place, no state kept.
+                i += len;
+                self.scalar(p, c);
+            } else {
+                self.utf8_start(p, b);
+                i += 1;
+                if self.utf8_need > 0 {
+                    return i;
+                }
+            }
+        }
+        i
+    }
+
+    /// The state machine alone, one byte at a time, with none of the shortcuts above: what the
+    /// tests hold [`Self::advance`] to.
+    #[cfg(test)]
+    fn advance_by_the_table<P: Perform>(&mut self, p: &mut P, bytes: &[u8]) {
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if self.utf8_need > 0 {
+                if self.utf8_continue(p, b) {
+                    i += 1;
+                }
+                continue;
+            }
+            if b < 0x80 {
+                self.ascii(p, b);
+            } else {
+                self.utf8_start(p, b);
+            }
+            i += 1;
         }
     }
 
@@ -679,6 +749,54 @@ mod tests {
                 }
             }
             assert_eq!(joined, whole, "cut at {cut}");
+        }
+    }
+
+    /// The calls for `chunks`, with consecutive runs of ASCII text joined (chunks cut runs, and
+    /// ignored bytes such as DEL split them).
+    fn parse_joined(chunks: &[&[u8]]) -> Vec<String> {
+        join_runs(parse(chunks))
+    }
+
+    fn join_runs(calls: Vec<String>) -> Vec<String> {
+        let mut joined: Vec<String> = Vec::new();
+        for part in calls {
+            let ascii_run = |s: &str| s.strip_prefix("print ").filter(|t| t.is_ascii()).map(str::to_owned);
+            match (joined.last_mut(), ascii_run(&part)) {
+                (Some(last), Some(t)) if ascii_run(last).is_some() => last.push_str(&t),
+                _ => joined.push(part),
+            }
+        }
+        joined
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// The ground state takes whole sequences in one step and hands cut ones to the state
+        /// machine: any stream of text, controls, escapes, CSI, OSC, DCS and UTF-8 pieces, fed
+        /// whole, cut in two anywhere, or a byte at a time, is recognised as the state machine
+        /// alone recognises it.
+        #[test]
+        fn a_stream_is_recognised_as_the_state_machine_alone_recognises_it(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                &b"a"[..], b"xyz", b"\r\n", b"\r", b"\n", b"\x08", b"\x07", b"\x00", b"\x7f", b"\x18", b"\x1a",
+                b"\x1b", b"\x1b[", b"\x1b[1;2H", b"\x1b[m", b"\x1b[38:5:1m", b"\x1b[?25l", b"\x1b[>c", b"\x1b[ q",
+                b"\x1b[1$p", b"1", b";", b":", b"?", b"m", b"\x1b(0", b"\x1b(", b"\x1b)B", b"\x1b7", b"\x1b8",
+                b"\x1bM", b"\x1bP", b"\x1bP$qm", b"\x1b\\", b"\x1b]0;t", b"\x1b]", b"\x1bX", b"\x1b^", b"\x1b_",
+                b"\x1b[", b"\x1b#8", b"\x1b %", b"\x1b\x7f", b"\x1b\r", b"\xc3\xa9", b"\xe5\xad\x97", b"\xe5",
+                b"\xad", b"\xf0\x9f\x98\x80", b"\xc2\x9b", b"\x80", b"\xff", b"\x9b",
+            ]), 0..40),
+            cut in 0usize..1000,
+        ) {
+            let s: Vec<u8> = pieces.concat();
+            let mut reference = Log::default();
+            Parser::new().advance_by_the_table(&mut reference, &s);
+            let reference = join_runs(reference.0);
+            proptest::prop_assert_eq!(&parse_joined(&[&s]), &reference, "whole");
+            let bytes: Vec<&[u8]> = s.chunks(1).collect();
+            proptest::prop_assert_eq!(&parse_joined(&bytes), &reference, "a byte at a time");
+            let cut = cut % (s.len() + 1);
+            proptest::prop_assert_eq!(&parse_joined(&[&s[..cut], &s[cut..]]), &reference, "cut at {}", cut);
         }
     }
 
