@@ -250,6 +250,34 @@ fn uk_charset_maps_hash_to_pound() {
 }
 
 #[test]
+fn a_run_of_text_writes_what_its_characters_one_at_a_time_write() {
+    // Runs that end before the right edge are written in one step, the others wrap; the
+    // reference is each character sent alone (an SGR between them keeps them apart). Every
+    // length and start column on screens 1 to 12 wide, with and without autowrap, over wide
+    // characters a run half covers.
+    let text = "abcdefghijklmnopqrstuvwxyz";
+    for cols in 1..=12 {
+        for x in 0..cols {
+            for len in 1..=cols + 2 {
+                for wrap in ["h", "l"] {
+                    let lead = format!("\x1b[?7{wrap}漢字漢字漢字\r\n漢字漢字漢字\x1b[1;{}H", x + 1);
+                    let run = &text[..len];
+                    let apart: String = run.chars().map(|c| format!("{c}\x1b[m")).collect();
+                    let whole = term(cols, 4, &format!("{lead}{run}"));
+                    let one_by_one = term(cols, 4, &format!("{lead}{apart}"));
+                    let what = format!("{cols} columns, {len} characters from column {x}, autowrap {wrap}");
+                    assert_eq!(lines(&whole), lines(&one_by_one), "{what}");
+                    assert_eq!(whole.screen().cursor(), one_by_one.screen().cursor(), "{what}");
+                    for y in 0..4 {
+                        assert_eq!(whole.screen().row_wrapped(y), one_by_one.screen().row_wrapped(y), "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn a_run_through_a_set_shows_what_its_characters_sent_in_utf8_show() {
     // Runs through a 94-character set are written cell by cell in one pass; the reference is the
     // same characters sent one by one in UTF-8. Every printable byte, at every start column of

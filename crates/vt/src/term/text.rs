@@ -74,10 +74,10 @@ impl Screen {
 
     /// A run of printable ASCII bytes: whole slices are written into the row at once.
     pub(crate) fn print_ascii_run(&mut self, run: &[u8]) {
+        let (x, y) = (self.cursor.x, self.cursor.y);
         if let [b] = run {
             // One character between escape sequences (colour-dense output): written in place
             // when it needs no wrap, no insert, no charset and does not touch a wide character.
-            let (x, y) = (self.cursor.x, self.cursor.y);
             if !self.cursor.pending_wrap && x < self.print_right() && !self.modes.insert && self.charsets.gl_is_ascii()
             {
                 let style = self.pen_id(y);
@@ -92,6 +92,25 @@ impl Screen {
                     return;
                 }
             }
+        } else if !self.cursor.pending_wrap
+            && x + run.len() <= self.print_right()
+            && !self.modes.insert
+            && self.charsets.gl_is_ascii()
+            && !run.is_empty()
+        {
+            // A longer run that ends before the right edge (most lines, and most runs between
+            // escape sequences): written in place, with no wrap to look after.
+            let n = run.len();
+            let style = self.pen_id(y);
+            let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
+            let (row, meta) = grid.row_meta_mut(y);
+            // A wide character half-covered by the run loses its other half.
+            let (s, e) = split_wide_cells(row, x, x + n);
+            crate::scan::write_ascii(&mut row[x..x + n], run, style);
+            meta.touch(s, e);
+            self.cursor.x = x + n;
+            self.last_char = Some(run[n - 1] as char);
+            return;
         }
         match self.charsets.gl_set() {
             Some(Charset::Ascii) if !self.modes.insert => {
