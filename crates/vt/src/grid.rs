@@ -500,6 +500,25 @@ impl Grid {
         }
     }
 
+    /// The steady state of scrolling output, taken without `scroll_up`'s general checks: the
+    /// whole screen scrolls up a line into a full history, and the oldest history row becomes
+    /// the new bottom row, cleared to default blanks. Returns false, having done nothing, when
+    /// the history is not full (or not kept).
+    #[inline]
+    pub fn scroll_screen_into_full_history(&mut self) -> bool {
+        if self.history_cap == 0 || self.history_len() < self.history_cap {
+            return false;
+        }
+        self.anchor = None;
+        self.settle_styles(self.visible_id(0));
+        let id = self.lines.pop_front().expect("lines hold at least the screen");
+        self.reset_row(id, &Style::default());
+        self.lines.push_back(id);
+        self.scrolled = (self.scrolled + 1).min(self.rows);
+        self.pushed += 1;
+        true
+    }
+
     /// Scrolls rows `top..=bottom` up by `n`, filling with `blank`. With `save` and
     /// `top == 0`, the rows leaving the top become history (xterm saves lines whenever the
     /// top margin is the first row and the left/right margins are the full width).

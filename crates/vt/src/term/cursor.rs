@@ -3,6 +3,7 @@
 //! Every motion clears xterm's pending wrap.
 
 use super::Screen;
+use crate::style::Color;
 
 pub(super) fn default_tabs(cols: usize) -> Vec<bool> {
     (0..cols).map(|x| x > 0 && x % 8 == 0).collect()
@@ -147,6 +148,17 @@ impl Screen {
     pub(crate) fn index(&mut self) {
         self.cursor.pending_wrap = false;
         if self.cursor.y == self.bottom {
+            // Output scrolling the whole main screen with history full, in the default
+            // background (what lines of text do): taken at once.
+            if self.bottom + 1 == self.rows
+                && self.top == 0
+                && self.full_width()
+                && !self.alt_active
+                && self.pen.style.bg == Color::Default
+                && self.main.scroll_screen_into_full_history()
+            {
+                return;
+            }
             if self.in_lr(self.cursor.x) {
                 self.scroll_region_up(1);
             }

@@ -847,6 +847,48 @@ fn damage_records_changed_spans_and_scrolls() {
     assert_eq!(t.screen().row_damage(1), None);
 }
 
+#[test]
+fn a_line_feed_at_the_bottom_scrolls_as_su_does_whatever_the_history_holds() {
+    // A line feed on the bottom row of the whole screen with history full takes a short path;
+    // SU (CSI S) scrolls by the general one. The same lines, ended by CR LF or by CR and SU,
+    // leave the same history (text, styles, wrap flags) and screen, for histories of 0 to 3
+    // lines on screens 1 to 4 rows high and 1 to 6 wide, in the default background and in a
+    // coloured one (back-colour erase).
+    let texts = ["a", "bc", "def", "字g", "hijklmn", "\x1b[44mop\x1b[49m", "", "\x1b[31mqrs\x1b[m", "tu"];
+    for scrollback in 0..=3 {
+        for rows in 1..=4 {
+            for cols in 1..=6 {
+                for bg in ["", "\x1b[42m"] {
+                    let start = format!("\x1b[{rows};1H");
+                    let (mut by_lf, mut by_su) = (start.clone(), start);
+                    for (i, text) in texts.iter().cycle().take(14).enumerate() {
+                        by_lf.push_str(&format!("{text}{i}{bg}\r\n"));
+                        by_su.push_str(&format!("{text}{i}{bg}\r\x1b[S"));
+                    }
+                    let mut a = Terminal::with_scrollback(cols, rows, scrollback);
+                    let mut b = Terminal::with_scrollback(cols, rows, scrollback);
+                    a.feed(by_lf.as_bytes());
+                    b.feed(by_su.as_bytes());
+                    let what = format!("{cols}x{rows}, {scrollback} lines of history, background {bg:?}");
+                    assert_eq!(history(&a), history(&b), "{what}");
+                    assert_eq!(lines(&a), lines(&b), "{what}");
+                    let (sa, sb) = (a.screen(), b.screen());
+                    for i in 0..sa.history_len() {
+                        let (ra, rb) = (sa.history_row(i), sb.history_row(i));
+                        let styles = |r: &crate::Line| r.iter().map(|&c| r.style(c)).collect::<Vec<_>>();
+                        assert_eq!(styles(&ra), styles(&rb), "{what}: history line {i}");
+                    }
+                    for y in 0..rows {
+                        assert_eq!(pen_style(&a, y, cols - 1), pen_style(&b, y, cols - 1), "{what}: row {y}");
+                        assert_eq!(sa.row_wrapped(y), sb.row_wrapped(y), "{what}: row {y}");
+                    }
+                    assert_eq!(sa.cursor(), sb.cursor(), "{what}");
+                }
+            }
+        }
+    }
+}
+
 // ---- resize ----
 
 fn history(t: &Terminal) -> Vec<String> {
