@@ -400,11 +400,11 @@ impl Screen {
 
     #[inline]
     fn set_pen(&mut self, style: Style) {
-        if style != self.pen.style {
-            self.pen.style = style;
-            self.pen.plain = style.is_default();
-            self.pen.at = None;
-        }
+        // Not compared with the pen's style first: most SGRs change it, and the id's lookup in
+        // the row's list finds an unchanged style as the list's last entry.
+        self.pen.style = style;
+        self.pen.plain = style.is_default();
+        self.pen.at = None;
     }
 
     /// Frees interned clusters and links that no cell (nor the pen, nor a saved cursor) uses
