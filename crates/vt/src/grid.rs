@@ -110,6 +110,9 @@ pub struct Grid {
     /// Lines that scrolling has put into history, ever: numbers lines so that a line keeps its
     /// number while output arrives (line `pushed - history_len + i` is history line `i`).
     pushed: u64,
+    /// A cleared list with room, taken from a row that went into history, for the next row
+    /// to be written (see `settle_styles`).
+    spare_styles: Vec<Style>,
 }
 
 /// A row's cells with the styles their ids name: what readers of the screen get. It derefs to
@@ -138,6 +141,10 @@ impl std::ops::Deref for Line<'_> {
     }
 }
 
+/// A row's list with this much room beyond its entries is copied to an exact one when the row
+/// goes into history (see `Grid::settle_styles`).
+const SPARE_STYLES_WORTH_KEEPING: usize = 8;
+
 /// Default blanks, as many as the widest row (`term::MAX_COLS`), to clear rows from.
 static BLANK_ROW: [Cell; crate::term::MAX_COLS] = [Cell::blank(0); crate::term::MAX_COLS];
 
@@ -165,6 +172,7 @@ impl Grid {
             styles: Vec::new(),
             style_epoch: 0,
             pushed: 0,
+            spare_styles: Vec::new(),
         };
         for _ in 0..rows {
             let id = g.fresh_row(&Style::default());
@@ -195,6 +203,7 @@ impl Grid {
             + self.meta.capacity() * std::mem::size_of::<RowMeta>()
             + self.styles.capacity() * std::mem::size_of::<Vec<Style>>()
             + self.styles.iter().map(|l| l.capacity() * std::mem::size_of::<Style>()).sum::<usize>()
+            + self.spare_styles.capacity() * std::mem::size_of::<Style>()
             + (self.lines.capacity() + self.free.capacity()) * 4
     }
 
@@ -513,6 +522,7 @@ impl Grid {
         self.settle_styles(self.visible_id(0));
         let id = self.lines.pop_front().expect("lines hold at least the screen");
         self.reset_row(id, &Style::default());
+        self.lend_spare_styles(id);
         self.lines.push_back(id);
         self.scrolled = (self.scrolled + 1).min(self.rows);
         self.pushed += 1;
@@ -534,6 +544,7 @@ impl Grid {
             // bottom row.
             let id = self.lines.pop_front().expect("lines hold at least the screen");
             self.reset_row(id, blank);
+            self.lend_spare_styles(id);
             self.lines.push_back(id);
             self.scrolled = (self.scrolled + 1).min(self.rows);
             self.pushed += 1;
@@ -552,6 +563,7 @@ impl Grid {
                 } else {
                     self.fresh_row(blank)
                 };
+                self.lend_spare_styles(id);
                 if bottom + 1 == self.rows {
                     self.lines.push_back(id);
                 } else {
@@ -575,18 +587,45 @@ impl Grid {
     }
 
     /// A row going into history keeps no more entries than it has cells: it is not written
-    /// again, so what it does not use is dropped once (and the list's spare room freed).
+    /// again, so what it does not use is dropped once. A list with room to spare is copied to
+    /// one of its exact size, and the roomy one is kept (`spare_styles`) for the next row to be
+    /// written, so that rows filling with styles (colour-dense output) do not grow their lists
+    /// again and again, and history holds no spare room.
     #[inline(always)]
     fn settle_styles(&mut self, id: u32) {
-        if self.styles[id as usize].len() > self.cols {
+        let list = &self.styles[id as usize];
+        // Rows of default-style text have no list at all: one test.
+        if list.capacity() != 0
+            && (list.len() > self.cols || list.capacity() >= list.len() + SPARE_STYLES_WORTH_KEEPING)
+        {
             self.settle_styles_cold(id);
         }
     }
 
     #[cold]
     fn settle_styles_cold(&mut self, id: u32) {
-        self.compact_styles(id);
-        self.styles[id as usize].shrink_to_fit();
+        if self.styles[id as usize].len() > self.cols {
+            self.compact_styles(id);
+        }
+        let list = &mut self.styles[id as usize];
+        let exact = list.as_slice().to_vec();
+        let mut roomy = std::mem::replace(list, exact);
+        roomy.clear();
+        if roomy.capacity() > self.spare_styles.capacity() {
+            self.spare_styles = roomy;
+        }
+    }
+
+    /// Gives row `id` (just cleared, about to be written) the kept roomy list when its own
+    /// has less room; the entries it has (a coloured blank's style) move with it.
+    #[inline(always)]
+    fn lend_spare_styles(&mut self, id: u32) {
+        let list = &mut self.styles[id as usize];
+        if self.spare_styles.capacity() > list.capacity() {
+            self.spare_styles.extend_from_slice(list);
+            std::mem::swap(list, &mut self.spare_styles);
+            self.spare_styles.clear();
+        }
     }
 
     /// Scrolls rows `top..=bottom` down by `n`, filling the top with `blank`.

@@ -889,6 +889,43 @@ fn a_line_feed_at_the_bottom_scrolls_as_su_does_whatever_the_history_holds() {
     }
 }
 
+#[test]
+fn colour_dense_lines_keep_their_styles_in_history_and_on_screen() {
+    // Rows going into history keep their lists at their exact size and hand the roomy ones to
+    // the rows written next; every cell must keep its style through that, including the
+    // coloured blanks a line feed fills new rows with (back-colour erase), whether the history
+    // is filling or full.
+    for scrollback in [0, 3, 40] {
+        let (cols, rows, lines_fed) = (40, 3, 30);
+        let mut t = Terminal::with_scrollback(cols, rows, scrollback);
+        for j in 0..lines_fed {
+            for i in 0..cols - 2 {
+                t.feed(format!("\x1b[38;5;{}m{}", (j * 16 + i) % 256, (b'a' + (i % 26) as u8) as char).as_bytes());
+            }
+            t.feed(format!("\x1b[48;5;{}m\r\n", j % 256).as_bytes());
+            t.screen().check_integrity().unwrap();
+        }
+        let s = t.screen();
+        let expect = |line: usize, row: &crate::Line| {
+            for i in 0..cols - 2 {
+                let st = row.style(row[i]);
+                assert_eq!(st.fg, Color::Indexed(((line * 16 + i) % 256) as u8), "line {line}, cell {i}");
+            }
+            // The blanks at the end came from the line feed that scrolled this line's row in
+            // (the screen's first rows were there from the start).
+            let bg = if line < rows { Color::Default } else { Color::Indexed(((line - 1) % 256) as u8) };
+            assert_eq!(row.style(row[cols - 1]).bg, bg, "line {line}, last cell");
+        };
+        let first = lines_fed - (rows - 1) - s.history_len();
+        for h in 0..s.history_len() {
+            expect(first + h, &s.history_row(h));
+        }
+        for y in 0..rows - 1 {
+            expect(first + s.history_len() + y, &s.row(y));
+        }
+    }
+}
+
 // ---- resize ----
 
 fn history(t: &Terminal) -> Vec<String> {
