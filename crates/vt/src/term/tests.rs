@@ -18,6 +18,22 @@ fn cur(t: &Terminal) -> (usize, usize) {
     (c.y, c.x)
 }
 
+/// Two terminals show the same screen: text, cursor (with its pending wrap) and each row's
+/// soft-wrap flag.
+fn assert_same_screen(a: &Terminal, b: &Terminal, what: &str) {
+    assert_eq!(lines(a), lines(b), "{what}");
+    assert_eq!(a.screen().cursor(), b.screen().cursor(), "{what}");
+    for y in 0..a.screen().rows() {
+        assert_eq!(a.screen().row_wrapped(y), b.screen().row_wrapped(y), "{what}: row {y}");
+    }
+}
+
+/// Sets autowrap (`h`) or resets it (`l`), fills the first two rows of a screen with wide
+/// characters, and puts the cursor on the first row at column `x` (0-based).
+fn wide_rows_then_column(wrap: &str, x: usize) -> String {
+    format!("\x1b[?7{wrap}漢字漢字漢字\r\n漢字漢字漢字\x1b[1;{}H", x + 1)
+}
+
 /// The lines of an 80x24 screen fed a recorded vttest stream (given in pieces that fit a line).
 fn vttest_screen(stream: &[&str]) -> Vec<String> {
     lines(&term(80, 24, &stream.concat()))
@@ -260,17 +276,13 @@ fn a_run_of_text_writes_what_its_characters_one_at_a_time_write() {
         for x in 0..cols {
             for len in 1..=cols + 2 {
                 for wrap in ["h", "l"] {
-                    let lead = format!("\x1b[?7{wrap}漢字漢字漢字\r\n漢字漢字漢字\x1b[1;{}H", x + 1);
+                    let lead = wide_rows_then_column(wrap, x);
                     let run = &text[..len];
                     let apart: String = run.chars().map(|c| format!("{c}\x1b[m")).collect();
                     let whole = term(cols, 4, &format!("{lead}{run}"));
                     let one_by_one = term(cols, 4, &format!("{lead}{apart}"));
                     let what = format!("{cols} columns, {len} characters from column {x}, autowrap {wrap}");
-                    assert_eq!(lines(&whole), lines(&one_by_one), "{what}");
-                    assert_eq!(whole.screen().cursor(), one_by_one.screen().cursor(), "{what}");
-                    for y in 0..4 {
-                        assert_eq!(whole.screen().row_wrapped(y), one_by_one.screen().row_wrapped(y), "{what}");
-                    }
+                    assert_same_screen(&whole, &one_by_one, &what);
                 }
             }
         }
@@ -291,16 +303,12 @@ fn a_run_through_a_set_shows_what_its_characters_sent_in_utf8_show() {
         for cols in 1..=12 {
             for x in 0..cols {
                 for wrap in ["h", "l"] {
-                    let lead = format!("\x1b[?7{wrap}漢字漢字漢字\r\n漢字漢字漢字\x1b[1;{}H", x + 1);
+                    let lead = wide_rows_then_column(wrap, x);
                     let through_set =
                         term(cols, 4, &format!("{lead}\x1b({designator}{}", std::str::from_utf8(&run).unwrap()));
                     let in_utf8 = term(cols, 4, &format!("{lead}{mapped}"));
                     let what = format!("{set:?}, {cols} columns, from column {x}, autowrap {wrap}");
-                    assert_eq!(lines(&through_set), lines(&in_utf8), "{what}");
-                    assert_eq!(through_set.screen().cursor(), in_utf8.screen().cursor(), "{what}");
-                    for y in 0..4 {
-                        assert_eq!(through_set.screen().row_wrapped(y), in_utf8.screen().row_wrapped(y), "{what}");
-                    }
+                    assert_same_screen(&through_set, &in_utf8, &what);
                 }
             }
         }
@@ -871,7 +879,7 @@ fn a_line_feed_at_the_bottom_scrolls_as_su_does_whatever_the_history_holds() {
                     b.feed(by_su.as_bytes());
                     let what = format!("{cols}x{rows}, {scrollback} lines of history, background {bg:?}");
                     assert_eq!(history(&a), history(&b), "{what}");
-                    assert_eq!(lines(&a), lines(&b), "{what}");
+                    assert_same_screen(&a, &b, &what);
                     let (sa, sb) = (a.screen(), b.screen());
                     for i in 0..sa.history_len() {
                         let (ra, rb) = (sa.history_row(i), sb.history_row(i));
@@ -880,9 +888,7 @@ fn a_line_feed_at_the_bottom_scrolls_as_su_does_whatever_the_history_holds() {
                     }
                     for y in 0..rows {
                         assert_eq!(pen_style(&a, y, cols - 1), pen_style(&b, y, cols - 1), "{what}: row {y}");
-                        assert_eq!(sa.row_wrapped(y), sb.row_wrapped(y), "{what}: row {y}");
                     }
-                    assert_eq!(sa.cursor(), sb.cursor(), "{what}");
                 }
             }
         }
