@@ -519,14 +519,21 @@ impl Grid {
             return false;
         }
         self.anchor = None;
+        self.recycle_oldest_as_bottom(&Style::default());
+        true
+    }
+
+    /// With history full, the screen's top row goes into history and the oldest history row
+    /// becomes the new bottom row, blank in `blank`: the steady state of scrolling output.
+    #[inline(always)]
+    fn recycle_oldest_as_bottom(&mut self, blank: &Style) {
         self.settle_styles(self.visible_id(0));
         let id = self.lines.pop_front().expect("lines hold at least the screen");
-        self.reset_row(id, &Style::default());
+        self.reset_row(id, blank);
         self.lend_spare_styles(id);
         self.lines.push_back(id);
         self.scrolled = (self.scrolled + 1).min(self.rows);
         self.pushed += 1;
-        true
     }
 
     /// Scrolls rows `top..=bottom` up by `n`, filling with `blank`. With `save` and
@@ -539,16 +546,7 @@ impl Grid {
             self.anchor = None;
         }
         if full && n == 1 && save && self.history_len() >= self.history_cap && self.history_cap > 0 {
-            self.settle_styles(self.visible_id(0));
-            // The steady state of scrolling output: the oldest history row becomes the new
-            // bottom row.
-            let id = self.lines.pop_front().expect("lines hold at least the screen");
-            self.reset_row(id, blank);
-            self.lend_spare_styles(id);
-            self.lines.push_back(id);
-            self.scrolled = (self.scrolled + 1).min(self.rows);
-            self.pushed += 1;
-            return;
+            return self.recycle_oldest_as_bottom(blank);
         }
         let n = n.min(bottom + 1 - top);
         for _ in 0..n {

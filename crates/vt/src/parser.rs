@@ -740,15 +740,8 @@ mod tests {
         let whole = parse(&[s]);
         assert_eq!(whole[..4], ["print ab", "exec 0x0d", "exec 0x0a", "print cd"]);
         for cut in 0..s.len() {
-            let mut joined: Vec<String> = Vec::new();
-            for part in parse(&[&s[..cut], &s[cut..]]) {
-                // A run of text cut in two arrives as two runs.
-                match (joined.last_mut(), part.strip_prefix("print ")) {
-                    (Some(last), Some(t)) if last.starts_with("print ") => last.push_str(t),
-                    _ => joined.push(part),
-                }
-            }
-            assert_eq!(joined, whole, "cut at {cut}");
+            // A run of text cut in two arrives as two runs.
+            assert_eq!(parse_joined(&[&s[..cut], &s[cut..]]), whole, "cut at {cut}");
         }
     }
 

@@ -144,7 +144,7 @@ impl Charsets {
     /// Whether printable ASCII prints as itself (the fast path's condition).
     #[inline]
     pub(super) fn gl_is_ascii(&self) -> bool {
-        self.single.is_none() && self.g[self.gl] == Charset::Ascii
+        self.gl_set() == Some(Charset::Ascii)
     }
 
     /// The set printable ASCII goes through, when no single shift is pending.
