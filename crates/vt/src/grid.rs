@@ -27,11 +27,16 @@
 //! between rows (scrolls inside left/right margins, reflow) take their styles into the
 //! destination's list. A list is bounded: at `style_list_cap` entries the ones no cell uses are
 //! dropped, and a row entering history keeps at most one entry per cell.
+//!
+//! Most styles need no list at all: a style of palette colours and attributes, without an
+//! underline colour or a hyperlink, fits in the id itself (`Style::pack`, the id's top bit
+//! set). Writing one looks nothing up, reading one decodes it, and history keeps nothing for
+//! it but the cell; only RGB colours, underline colours and hyperlinks are listed.
 
 use std::collections::VecDeque;
 
 use crate::cell::Cell;
-use crate::style::Style;
+use crate::style::{list_index, Style, PACKED};
 
 mod reflow;
 pub use reflow::At;
@@ -129,6 +134,7 @@ impl<'a> Line<'a> {
     pub fn style(&self, cell: Cell) -> Style {
         match cell.style() {
             0 => Style::default(),
+            k if k & PACKED != 0 => Style::unpack(k),
             k => self.styles.get(k as usize - 1).copied().unwrap_or_default(),
         }
     }
@@ -217,12 +223,15 @@ impl Grid {
     pub fn intern(&mut self, id: u32, style: &Style) -> u32 {
         if style.is_default() {
             0
+        } else if let Some(packed) = style.pack() {
+            packed
         } else {
             self.intern_listed(id, style)
         }
     }
 
-    fn intern_listed(&mut self, id: u32, style: &Style) -> u32 {
+    /// The id of a style that is neither default nor packed, in row `id`'s list.
+    pub(crate) fn intern_listed(&mut self, id: u32, style: &Style) -> u32 {
         let list = &self.styles[id as usize];
         let n = list.len();
         if n > 0 && list[n - 1] == *style {
@@ -264,10 +273,10 @@ impl Grid {
         let mut new_id = vec![0u32; list.len() + 1];
         let mut kept = Vec::with_capacity(list.len().min(self.cols));
         for cell in row.iter_mut() {
-            let k = cell.style() as usize;
-            if k == 0 || k > list.len() {
-                continue;
-            }
+            let k = match list_index(cell.style()) {
+                Some(i) if i < list.len() => i + 1,
+                _ => continue,
+            };
             if new_id[k] == 0 {
                 kept.push(list[k - 1]);
                 new_id[k] = kept.len() as u32;
@@ -345,8 +354,11 @@ impl Grid {
             row[..used].copy_from_slice(&BLANK_ROW[..used]);
             0
         } else {
-            list.push(*blank);
-            row.fill(Cell::blank(1));
+            let id = blank.pack().unwrap_or_else(|| {
+                list.push(*blank);
+                1
+            });
+            row.fill(Cell::blank(id));
             self.cols as u16
         };
         *meta = RowMeta { wrapped: false, pad_end: false, dirty: (0, self.cols as u16), used };
@@ -471,7 +483,7 @@ impl Grid {
             if styles > style_list_cap(self.cols) {
                 return Err(V::StyleListOverCap { line, len: styles, cap: style_list_cap(self.cols) });
             }
-            if let Some(col) = self.line(line).iter().position(|c| c.style() as usize > styles) {
+            if let Some(col) = self.line(line).iter().position(|c| list_index(c.style()).is_some_and(|i| i >= styles)) {
                 return Err(V::DeadStyle { line, col, id: self.line(line)[col].style() });
             }
         }
@@ -690,10 +702,10 @@ impl Grid {
         let (s, d) = (src as usize * self.cols, dst as usize * self.cols);
         for x in cols {
             let cell = self.cells[s + x];
-            let style = match cell.style() {
-                0 => 0,
-                k => {
-                    let st = self.styles[src as usize][k as usize - 1];
+            let style = match list_index(cell.style()) {
+                None => cell.style(),
+                Some(i) => {
+                    let st = self.styles[src as usize][i];
                     self.intern(dst, &st)
                 }
             };

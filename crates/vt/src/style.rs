@@ -1,7 +1,8 @@
 //! Colours, attributes, styles, and the interning tables that keep cells small.
 //!
-//! A [`Style`] is everything SGR (and OSC 8) can attach to a cell. Cells hold a `u32` id into
-//! their row's list of styles (see [`crate::grid`]). An [`Interner`] holds grapheme clusters
+//! A [`Style`] is everything SGR (and OSC 8) can attach to a cell. Cells hold a `u32` id: the
+//! style itself when it packs into 31 bits ([`Style::pack`]), else an index into their row's
+//! list of styles (see [`crate::grid`]). An [`Interner`] holds grapheme clusters
 //! and hyperlink targets, shared by the whole screen. Interners never grow without bound: when one has taken its allowance of
 //! new entries the screen marks the ids its cells still use and the interner frees the rest
 //! ([`Interner::sweep`]). The next allowance is at least what survived and at least a quarter
@@ -98,6 +99,21 @@ pub struct Style {
     pub link: u32,
 }
 
+/// Style ids with this bit set hold their style themselves ([`Style::pack`]); ids below it
+/// are 0 (the default style) or 1-based indexes into the cell's row's list.
+pub const PACKED: u32 = 1 << 31;
+
+/// The attribute bits a packed id has room for: all that [`Attrs`] defines (bits 0-9 and the
+/// underline's 12-14). A style with any other bit set is listed, not packed.
+const PACKABLE_ATTRS: u16 = 0x3ff | Attrs::UNDERLINE_MASK;
+
+/// Where a style id points: `Some(i)` for entry `i` of its row's list; `None` for the
+/// default style (0) and for packed ids, which need no list.
+#[inline]
+pub fn list_index(id: u32) -> Option<usize> {
+    (id != 0 && id & PACKED == 0).then(|| id as usize - 1)
+}
+
 impl Style {
     /// Whether this is the default style (what a cell's style id 0 means).
     #[inline]
@@ -105,6 +121,51 @@ impl Style {
         matches!((self.fg, self.bg, self.underline_color), (Color::Default, Color::Default, Color::Default))
             && self.attrs.0 == 0
             && self.link == 0
+    }
+
+    /// The style as a style id that holds it whole, when it fits in 31 bits: foreground and
+    /// background each default or one of the 256 palette entries (9 bits each), the
+    /// attributes (13 bits), no underline colour and no hyperlink. Most styles programs set
+    /// are such (every style of a 256-colour or 16-colour palette), and a cell with one
+    /// needs no entry in its row's list: nothing to look up when it is written or read, and
+    /// nothing for history to keep but the cell. RGB colours, underline colours and
+    /// hyperlinks are listed. The default style is id 0, never packed.
+    #[inline]
+    pub fn pack(&self) -> Option<u32> {
+        fn colour(c: Color) -> Option<u32> {
+            match c {
+                Color::Default => Some(0),
+                Color::Indexed(i) => Some(1 + i as u32),
+                Color::Rgb(..) => None,
+            }
+        }
+        if self.link != 0 || self.underline_color != Color::Default || self.attrs.0 & !PACKABLE_ATTRS != 0 {
+            return None;
+        }
+        let (fg, bg) = (colour(self.fg)?, colour(self.bg)?);
+        let a = self.attrs.0 as u32;
+        let attrs = (a & 0x3ff) | ((a >> Attrs::UNDERLINE_SHIFT) & 0b111) << 10;
+        Some(PACKED | fg | bg << 9 | attrs << 18)
+    }
+
+    /// The style a packed id holds ([`Style::pack`]'s inverse).
+    #[inline]
+    pub fn unpack(id: u32) -> Style {
+        fn colour(c: u32) -> Color {
+            match c {
+                0 => Color::Default,
+                c => Color::Indexed((c - 1) as u8),
+            }
+        }
+        let attrs = (id >> 18) & 0x1fff;
+        let attrs = (attrs & 0x3ff) | ((attrs >> 10) & 0b111) << Attrs::UNDERLINE_SHIFT;
+        Style {
+            fg: colour(id & 0x1ff),
+            bg: colour((id >> 9) & 0x1ff),
+            underline_color: Color::Default,
+            attrs: Attrs(attrs as u16),
+            link: 0,
+        }
     }
 }
 
@@ -321,6 +382,68 @@ impl<T: Hash + Eq + Clone> Interner<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every colour a packed id can hold: the default and the 256 palette entries.
+    fn palette_colours() -> impl Iterator<Item = Color> {
+        std::iter::once(Color::Default).chain((0..=255).map(Color::Indexed))
+    }
+
+    #[test]
+    fn every_pair_of_palette_colours_packs_and_unpacks_to_itself() {
+        // 257 x 257 colour pairs, under attribute sets that reach each attribute field's ends.
+        let attr_sets = [0, Attrs::BOLD, Attrs::PROTECTED | Attrs::INVERSE, PACKABLE_ATTRS];
+        for fg in palette_colours() {
+            for bg in palette_colours() {
+                for attrs in attr_sets {
+                    let s = Style { fg, bg, attrs: Attrs(attrs), ..Style::default() };
+                    if s.is_default() {
+                        continue;
+                    }
+                    let id = s.pack().unwrap_or_else(|| panic!("{s:?} does not pack"));
+                    assert!(id & PACKED != 0 && id != PACKED, "{s:?} packs to {id:#x}");
+                    assert_eq!(list_index(id), None);
+                    assert_eq!(Style::unpack(id), s);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_attribute_value_packs_exactly_when_it_has_room() {
+        // All 65,536 values of the attribute bits, over a few colour pairs: the bits Attrs
+        // defines round-trip, and a value with any other bit set is listed rather than cut.
+        for bits in 0..=u16::MAX {
+            for (fg, bg) in [(Color::Default, Color::Default), (Color::Indexed(255), Color::Indexed(0))] {
+                let s = Style { fg, bg, attrs: Attrs(bits), ..Style::default() };
+                match s.pack() {
+                    Some(id) => {
+                        assert_eq!(bits & !PACKABLE_ATTRS, 0, "{bits:#x} packed");
+                        assert_eq!(Style::unpack(id), s, "{bits:#x}");
+                    }
+                    None => assert!(bits & !PACKABLE_ATTRS != 0, "{bits:#x} did not pack"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rgb_colours_underline_colours_and_links_are_listed() {
+        let base = Style { fg: Color::Indexed(3), attrs: Attrs(Attrs::BOLD), ..Style::default() };
+        let listed = [
+            Style { fg: Color::Rgb(1, 2, 3), ..base },
+            Style { bg: Color::Rgb(0, 0, 0), ..base },
+            Style { underline_color: Color::Indexed(1), ..base },
+            Style { underline_color: Color::Rgb(9, 9, 9), ..base },
+            Style { link: 1, ..base },
+        ];
+        for s in listed {
+            assert_eq!(s.pack(), None, "{s:?}");
+        }
+        assert!(base.pack().is_some());
+        assert_eq!(list_index(0), None);
+        assert_eq!(list_index(1), Some(0));
+        assert_eq!(list_index(PACKED - 1), Some(PACKED as usize - 2));
+    }
 
     #[test]
     fn interning_is_stable_and_sweep_frees_unmarked_ids() {

@@ -23,6 +23,8 @@ fn random_text(rng: &mut Rng, width: usize, lines: usize, wide: bool) -> String 
                 3 => s.push(' '),
                 4 => s.push_str("\x1b[31m"),
                 5 => s.push_str("\x1b[0m"),
+                // An RGB colour: a style the rows' lists hold (palette ones are packed).
+                6 => s.push_str(&format!("\x1b[38;2;{};0;1m", rng.below(256))),
                 _ => s.push((b'a' + rng.below(26) as u8) as char),
             }
         }
@@ -36,17 +38,29 @@ fn random_text(rng: &mut Rng, width: usize, lines: usize, wide: bool) -> String 
     s
 }
 
-/// Every row of scrollback and screen: its text, whether it wraps, its styles.
+/// Every row of scrollback and screen: its text, whether it wraps, its styles. A row of
+/// default blanks that ends a logical line after a wrap is left out (and the wrap before it
+/// with it): blanks at the end of a line are not text (README, "Reflow": a printed trailing
+/// space and an erased cell look the same), so a resize may not give that row back.
 fn rows(t: &Terminal) -> Vec<(String, bool, Vec<blitty_vt::Style>)> {
     let s = t.screen();
-    let mut out = Vec::new();
+    let mut all: Vec<(String, bool, Vec<blitty_vt::Style>)> = Vec::new();
     for i in 0..s.history_len() {
         let cells = s.history_row(i);
-        out.push((s.cells_text(&cells), false, cells.iter().map(|&c| cells.style(c)).collect()));
+        all.push((s.cells_text(&cells), s.history_wrapped(i), cells.iter().map(|&c| cells.style(c)).collect()));
     }
     for y in 0..s.rows() {
         let row = s.row(y);
-        out.push((s.row_text(y), s.row_wrapped(y), row.iter().map(|&c| row.style(c)).collect()));
+        all.push((s.row_text(y), s.row_wrapped(y), row.iter().map(|&c| row.style(c)).collect()));
+    }
+    let mut out: Vec<(String, bool, Vec<blitty_vt::Style>)> = Vec::with_capacity(all.len());
+    for (text, wrapped, styles) in all {
+        let default_blanks = text.is_empty() && styles.iter().all(|st| st.is_default());
+        if default_blanks && !wrapped && out.last().is_some_and(|r| r.1) {
+            out.last_mut().expect("checked").1 = false;
+            continue;
+        }
+        out.push((text, wrapped, styles));
     }
     out
 }

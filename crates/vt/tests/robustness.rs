@@ -109,6 +109,11 @@ fn terminal_bytes() -> impl Strategy<Value = Vec<u8>> {
         1 => prop::sample::select(ESCAPES).prop_map(|b| b.to_vec()),
         1 => prop::sample::select(&["字", "é", "\u{301}", "😀", "\u{200d}", "\u{fe0f}"][..]).prop_map(|s| s.as_bytes().to_vec()),
         1 => prop::sample::select(MODES).prop_map(|b| b.to_vec()),
+        // Styles of both kinds: palette colours (packed in the cell) and RGB ones (listed).
+        1 => (0u8..=255, prop::bool::ANY, prop::bool::ANY).prop_map(|(k, rgb, bg)| {
+            let ground = if bg { 4 } else { 3 };
+            if rgb { format!("\x1b[{ground}8;2;{k};{};7m", 255 - k) } else { format!("\x1b[{ground}8;5;{k}m") }.into_bytes()
+        }),
     ];
     prop::collection::vec(piece, 0..200).prop_map(|v| v.concat())
 }

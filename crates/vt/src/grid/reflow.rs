@@ -18,7 +18,7 @@
 
 use super::{Grid, RowMeta};
 use crate::cell::Cell;
-use crate::style::Style;
+use crate::style::{list_index, Style};
 
 /// The cursor, in visible coordinates, with xterm's pending wrap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +47,9 @@ fn logical_cells(grid: &Grid, rows: std::ops::Range<usize>, keep: usize, out: &m
         let base = styles.len() as u32;
         styles.extend_from_slice(&grid.styles[grid.lines[i] as usize]);
         let cells = &grid.line(i)[..row_width(grid, i)];
-        out.extend(cells.iter().map(|&c| if c.style() == 0 { c } else { c.with_style(c.style() + base) }));
+        out.extend(
+            cells.iter().map(|&c| if list_index(c.style()).is_none() { c } else { c.with_style(c.style() + base) }),
+        );
     }
     let text = out.iter().rposition(|&c| c != Cell::blank(0)).map_or(0, |i| i + 1);
     out.truncate(text.max(keep).min(out.len()));
@@ -85,10 +87,10 @@ impl Builder {
     /// The cell with its id (into the logical line's `styles`) renumbered into the current row's
     /// list.
     fn restyle(&mut self, cell: Cell, styles: &[Style]) -> Cell {
-        let k = cell.style() as usize;
-        if k == 0 {
+        let Some(i) = list_index(cell.style()) else {
             return cell;
-        }
+        };
+        let k = i + 1;
         let row = self.meta.len() as u32;
         let (at, id) = self.remap[k - 1];
         if at == row {

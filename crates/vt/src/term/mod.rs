@@ -88,14 +88,15 @@ pub struct Cursor {
 #[derive(Clone, Copy, Debug)]
 struct Pen {
     style: Style,
-    /// The style is the default one (id 0 in every row).
-    plain: bool,
+    /// The style's id when it is the same in every row: 0 for the default style, the packed
+    /// id for a style that packs ([`Style::pack`]); None for a listed style.
+    fixed: Option<u32>,
     at: Option<PenAt>,
 }
 
 impl Default for Pen {
     fn default() -> Pen {
-        Pen { style: Style::default(), plain: true, at: None }
+        Pen { style: Style::default(), fixed: Some(0), at: None }
     }
 }
 
@@ -363,11 +364,12 @@ impl Screen {
         }
     }
 
-    /// The id of the current pen's style in visible row `y`'s list.
+    /// The id of the current pen's style in visible row `y` (its fixed id, or its entry in the
+    /// row's list).
     #[inline]
     fn pen_id(&mut self, y: usize) -> u32 {
-        if self.pen.plain {
-            return 0;
+        if let Some(id) = self.pen.fixed {
+            return id;
         }
         let alt = self.alt_active;
         let grid = if alt { &mut self.alt } else { &mut self.main };
@@ -378,7 +380,8 @@ impl Screen {
                 return at.id;
             }
         }
-        let id = grid.intern(row, &self.pen.style);
+        // Neither default nor packed (`fixed` says): a listed style.
+        let id = grid.intern_listed(row, &self.pen.style);
         // Interning may have renumbered the row's list (a new epoch): read it after.
         self.pen.at = Some(PenAt { alt, row, epoch: grid.style_epoch(), id });
         id
@@ -403,7 +406,7 @@ impl Screen {
         // Not compared with the pen's style first: most SGRs change it, and the id's lookup in
         // the row's list finds an unchanged style as the list's last entry.
         self.pen.style = style;
-        self.pen.plain = style.is_default();
+        self.pen.fixed = if style.is_default() { Some(0) } else { style.pack() };
         self.pen.at = None;
     }
 

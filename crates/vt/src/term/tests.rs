@@ -900,26 +900,40 @@ fn colour_dense_lines_keep_their_styles_in_history_and_on_screen() {
     // Rows going into history keep their lists at their exact size and hand the roomy ones to
     // the rows written next; every cell must keep its style through that, including the
     // coloured blanks a line feed fills new rows with (back-colour erase), whether the history
-    // is filling or full.
+    // is filling or full. Lines alternate between palette colours (packed in the cell, no
+    // list) and RGB ones (listed), and so do the blanks' backgrounds, on a different beat.
+    let colour = |line: usize, n: usize| {
+        let k = (n % 256) as u8;
+        if line.is_multiple_of(2) {
+            Color::Indexed(k)
+        } else {
+            Color::Rgb(k, 255 - k, line as u8)
+        }
+    };
+    let sgr = |c: Color, ground: u8| match c {
+        Color::Indexed(k) => format!("\x1b[{ground}8;5;{k}m"),
+        Color::Rgb(r, g, b) => format!("\x1b[{ground}8;2;{r};{g};{b}m"),
+        Color::Default => unreachable!(),
+    };
     for scrollback in [0, 3, 40] {
         let (cols, rows, lines_fed) = (40, 3, 30);
         let mut t = Terminal::with_scrollback(cols, rows, scrollback);
         for j in 0..lines_fed {
             for i in 0..cols - 2 {
-                t.feed(format!("\x1b[38;5;{}m{}", (j * 16 + i) % 256, (b'a' + (i % 26) as u8) as char).as_bytes());
+                t.feed(format!("{}{}", sgr(colour(j, j * 16 + i), 3), (b'a' + (i % 26) as u8) as char).as_bytes());
             }
-            t.feed(format!("\x1b[48;5;{}m\r\n", j % 256).as_bytes());
+            t.feed(format!("{}\r\n", sgr(colour(j / 3, j), 4)).as_bytes());
             t.screen().check_integrity().unwrap();
         }
         let s = t.screen();
         let expect = |line: usize, row: &crate::Line| {
             for i in 0..cols - 2 {
                 let st = row.style(row[i]);
-                assert_eq!(st.fg, Color::Indexed(((line * 16 + i) % 256) as u8), "line {line}, cell {i}");
+                assert_eq!(st.fg, colour(line, line * 16 + i), "line {line}, cell {i}");
             }
             // The blanks at the end came from the line feed that scrolled this line's row in
             // (the screen's first rows were there from the start).
-            let bg = if line < rows { Color::Default } else { Color::Indexed(((line - 1) % 256) as u8) };
+            let bg = if line < rows { Color::Default } else { colour((line - 1) / 3, line - 1) };
             assert_eq!(row.style(row[cols - 1]).bg, bg, "line {line}, last cell");
         };
         let first = lines_fed - (rows - 1) - s.history_len();
@@ -1083,60 +1097,74 @@ fn a_row_redrawn_forever_in_new_colours_keeps_a_bounded_list_and_the_right_style
 #[test]
 fn the_pen_is_given_a_new_id_after_its_row_is_cleared() {
     // The pen remembers its id in the row it last printed to; clearing the row empties the
-    // row's list, and the next character in the same pen must not use the old id.
-    let mut t = Terminal::new(10, 3);
-    t.feed(b"\x1b[31ma\x1b[2J\x1b[Hb\x1b[1;5H\x1b[Kc");
-    assert_eq!(pen_style(&t, 0, 0).fg, Color::Indexed(1));
-    assert_eq!(pen_style(&t, 0, 4).fg, Color::Indexed(1));
-    t.feed(b"\r\n\n\n\nd");
-    let (y, _) = cur(&t);
-    assert_eq!(pen_style(&t, y, 0).fg, Color::Indexed(1), "after the row was recycled by a scroll");
-    t.screen().check_integrity().unwrap();
+    // row's list, and the next character in the same pen must not use the old id. (An RGB
+    // pen is listed; a palette one is packed, the same in every row.)
+    for (sgr, fg) in [("\x1b[38;2;1;2;3m", Color::Rgb(1, 2, 3)), ("\x1b[31m", Color::Indexed(1))] {
+        let mut t = Terminal::new(10, 3);
+        t.feed(format!("{sgr}a\x1b[2J\x1b[Hb\x1b[1;5H\x1b[Kc").as_bytes());
+        assert_eq!(pen_style(&t, 0, 0).fg, fg);
+        assert_eq!(pen_style(&t, 0, 4).fg, fg);
+        t.feed(b"\r\n\n\n\nd");
+        let (y, _) = cur(&t);
+        assert_eq!(pen_style(&t, y, 0).fg, fg, "after the row was recycled by a scroll");
+        t.screen().check_integrity().unwrap();
+    }
 }
 
 #[test]
 fn styles_move_with_cells_scrolled_inside_left_right_margins() {
-    // DECSLRM scrolls move cells between rows: each keeps its colour in its new row.
-    let mut t = Terminal::new(6, 3);
-    t.feed(b"\x1b[31maaaaaa\x1b[32mbbbbbb\x1b[33mcccccc");
-    t.feed(b"\x1b[0m\x1b[?69h\x1b[2;5s\x1b[S");
-    assert_eq!(lines(&t), ["abbbba", "bccccb", "c    c"]);
-    let fg = |y, x| pen_style(&t, y, x).fg;
-    assert_eq!(
-        [fg(0, 0), fg(0, 1), fg(0, 4), fg(0, 5)],
-        [Color::Indexed(1), Color::Indexed(2), Color::Indexed(2), Color::Indexed(1)]
-    );
-    assert_eq!([fg(1, 0), fg(1, 1), fg(1, 5)], [Color::Indexed(2), Color::Indexed(3), Color::Indexed(2)]);
-    assert_eq!([fg(2, 1), fg(2, 5)], [Color::Default, Color::Indexed(3)]);
-    t.screen().check_integrity().unwrap();
+    // DECSLRM scrolls move cells between rows: each keeps its colour in its new row, whether
+    // the colour is packed in the cell (palette) or an entry of the row's list (RGB).
+    let palette = [Color::Indexed(1), Color::Indexed(2), Color::Indexed(3)];
+    let rgb = [Color::Rgb(1, 0, 0), Color::Rgb(0, 2, 0), Color::Rgb(0, 0, 3)];
+    for [c1, c2, c3] in [palette, rgb] {
+        let sgr = |c: Color| match c {
+            Color::Indexed(k) => format!("\x1b[3{k}m"),
+            Color::Rgb(r, g, b) => format!("\x1b[38;2;{r};{g};{b}m"),
+            Color::Default => unreachable!(),
+        };
+        let mut t = Terminal::new(6, 3);
+        t.feed(format!("{}aaaaaa{}bbbbbb{}cccccc", sgr(c1), sgr(c2), sgr(c3)).as_bytes());
+        t.feed(b"\x1b[0m\x1b[?69h\x1b[2;5s\x1b[S");
+        assert_eq!(lines(&t), ["abbbba", "bccccb", "c    c"]);
+        let fg = |y, x| pen_style(&t, y, x).fg;
+        assert_eq!([fg(0, 0), fg(0, 1), fg(0, 4), fg(0, 5)], [c1, c2, c2, c1]);
+        assert_eq!([fg(1, 0), fg(1, 1), fg(1, 5)], [c2, c3, c2]);
+        assert_eq!([fg(2, 1), fg(2, 5)], [Color::Default, c3]);
+        t.screen().check_integrity().unwrap();
+    }
 }
 
 #[test]
 fn colours_stay_on_their_characters_through_reflow() {
-    let mut t = Terminal::new(10, 3);
-    t.feed(b"\x1b[31mabcdefghij\x1b[42mklmno\x1b[0m");
-    let check = |t: &Terminal| {
-        let s = t.screen();
-        let mut seen = Vec::new();
-        let history = (0..s.history_len()).map(|i| s.history_row(i));
-        for row in history.chain((0..s.rows()).map(|y| s.row(y))) {
-            for &c in row.iter() {
-                if let Some(ch) = c.char_value().filter(|c| c.is_ascii_lowercase()) {
-                    seen.push((ch, row.style(c).fg, row.style(c).bg));
+    // Palette colours (packed in the cells) and RGB ones (entries of the rows' lists, which
+    // reflow joins and splits with the rows).
+    let palette = ("\x1b[31m", Color::Indexed(1), "\x1b[42m", Color::Indexed(2));
+    let rgb = ("\x1b[38;2;9;8;7m", Color::Rgb(9, 8, 7), "\x1b[48;2;1;2;3m", Color::Rgb(1, 2, 3));
+    for (set_fg, fg, set_bg, bg) in [palette, rgb] {
+        let mut t = Terminal::new(10, 3);
+        t.feed(format!("{set_fg}abcdefghij{set_bg}klmno\x1b[0m").as_bytes());
+        let check = |t: &Terminal| {
+            let s = t.screen();
+            let mut seen = Vec::new();
+            let history = (0..s.history_len()).map(|i| s.history_row(i));
+            for row in history.chain((0..s.rows()).map(|y| s.row(y))) {
+                for &c in row.iter() {
+                    if let Some(ch) = c.char_value().filter(|c| c.is_ascii_lowercase()) {
+                        seen.push((ch, row.style(c).fg, row.style(c).bg));
+                    }
                 }
             }
-        }
-        let want: Vec<_> = "abcdefghijklmno"
-            .chars()
-            .map(|ch| (ch, Color::Indexed(1), if ch < 'k' { Color::Default } else { Color::Indexed(2) }))
-            .collect();
-        assert_eq!(seen, want, "{}x{}", s.cols(), s.rows());
-    };
-    check(&t);
-    for (c, r) in [(4, 3), (15, 3), (3, 8), (10, 3)] {
-        t.resize(c, r);
+            let want: Vec<_> =
+                "abcdefghijklmno".chars().map(|ch| (ch, fg, if ch < 'k' { Color::Default } else { bg })).collect();
+            assert_eq!(seen, want, "{}x{}", s.cols(), s.rows());
+        };
         check(&t);
-        t.screen().check_integrity().unwrap();
+        for (c, r) in [(4, 3), (15, 3), (3, 8), (10, 3)] {
+            t.resize(c, r);
+            check(&t);
+            t.screen().check_integrity().unwrap();
+        }
     }
 }
 
