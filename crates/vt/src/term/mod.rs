@@ -406,6 +406,13 @@ impl Screen {
         // Not compared with the pen's style first: most SGRs change it, and the id's lookup in
         // the row's list finds an unchanged style as the list's last entry.
         self.pen.style = style;
+        self.pen_changed();
+    }
+
+    /// After the pen's style was changed in place: its fixed id, and no cached list id.
+    #[inline]
+    fn pen_changed(&mut self) {
+        let style = &self.pen.style;
         self.pen.fixed = if style.is_default() { Some(0) } else { style.pack() };
         self.pen.at = None;
     }
