@@ -486,6 +486,10 @@ impl Grid {
             if let Some(col) = self.line(line).iter().position(|c| list_index(c.style()).is_some_and(|i| i >= styles)) {
                 return Err(V::DeadStyle { line, col, id: self.line(line)[col].style() });
             }
+            let bad_packed = |c: &Cell| c.style() & PACKED != 0 && Style::unpack(c.style()).pack() != Some(c.style());
+            if let Some(col) = self.line(line).iter().position(bad_packed) {
+                return Err(V::BadPackedStyle { line, col, id: self.line(line)[col].style() });
+            }
         }
         Ok(())
     }
@@ -835,6 +839,28 @@ mod tests {
         (0..g.history_len())
             .map(|i| g.history_row(i).iter().filter_map(|c| c.char_value()).collect::<String>().trim_end().to_string())
             .collect()
+    }
+
+    #[test]
+    fn the_integrity_check_knows_packed_listed_and_bad_style_ids() {
+        use crate::style::{Attrs, Color};
+        use crate::term::Violation;
+        let mut g = Grid::new(4, 1, 0);
+        let red = Style { fg: Color::Indexed(1), attrs: Attrs(Attrs::BOLD), ..Style::default() };
+        let rgb = Style { fg: Color::Rgb(1, 2, 3), ..Style::default() };
+        let (packed, listed) = (g.intern(0, &red), g.intern(0, &rgb));
+        assert_eq!((packed & PACKED != 0, listed), (true, 1));
+        g.row_mut(0)[0] = Cell::ascii(b'a', packed);
+        g.row_mut(0)[1] = Cell::ascii(b'b', listed);
+        g.touch(0, 0, 2);
+        assert_eq!(g.check_structure(), Ok(()));
+        // A packed id whose foreground code is past the palette's 256 entries.
+        g.row_mut(0)[2] = Cell::ascii(b'c', PACKED | 300);
+        g.touch(0, 2, 3);
+        assert_eq!(g.check_structure(), Err(Violation::BadPackedStyle { line: 0, col: 2, id: PACKED | 300 }));
+        // A listed id past the row's list.
+        g.row_mut(0)[2] = Cell::ascii(b'c', 2);
+        assert_eq!(g.check_structure(), Err(Violation::DeadStyle { line: 0, col: 2, id: 2 }));
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //!   on is a default blank (recycling clears only up to `used`, so a wrong bound would leak old
 //!   text into a new line: the U+17D8 crash was this bound running past the row);
 //! - wide characters: a wide cell is followed by its spacer and a spacer follows a wide cell;
-//! - styles: every cell's style id is in its row's list, and the list is within its cap;
+//! - styles: every cell's style id is in its row's list or is a packed style (one that decodes
+//!   to a style packing back to the same id: its colours and attributes in range), and the list
+//!   is within its cap;
 //! - interned ids: every cell's cluster id is live in its table;
 //! - the cursor and margins are on the screen, and the tab stops are one per column.
 //!
@@ -35,6 +37,7 @@ pub enum Violation {
     WideWithoutSpacer { line: usize, col: usize },
     SpacerWithoutWide { line: usize, col: usize },
     DeadStyle { line: usize, col: usize, id: u32 },
+    BadPackedStyle { line: usize, col: usize, id: u32 },
     StyleListOverCap { line: usize, len: usize, cap: usize },
     DeadCluster { line: usize, col: usize, id: u32 },
     CursorOffScreen { x: usize, y: usize, cols: usize, rows: usize },
