@@ -221,12 +221,9 @@ impl Grid {
     /// uses (`compact_styles`), which bounds it by `style_list_cap`.
     #[inline]
     pub fn intern(&mut self, id: u32, style: &Style) -> u32 {
-        if style.is_default() {
-            0
-        } else if let Some(packed) = style.pack() {
-            packed
-        } else {
-            self.intern_listed(id, style)
+        match style.fixed_id() {
+            Some(fixed) => fixed,
+            None => self.intern_listed(id, style),
         }
     }
 
@@ -269,19 +266,18 @@ impl Grid {
         }
         let start = id as usize * self.cols;
         let row = &mut self.cells[start..start + self.cols];
-        // new_id[k] for old id k (1-based); 0 = unused so far.
-        let mut new_id = vec![0u32; list.len() + 1];
+        // new_id[i] for list entry i; 0 = unused so far.
+        let mut new_id = vec![0u32; list.len()];
         let mut kept = Vec::with_capacity(list.len().min(self.cols));
         for cell in row.iter_mut() {
-            let k = match list_index(cell.style()) {
-                Some(i) if i < list.len() => i + 1,
-                _ => continue,
+            let Some(i) = list_index(cell.style()).filter(|&i| i < list.len()) else {
+                continue;
             };
-            if new_id[k] == 0 {
-                kept.push(list[k - 1]);
-                new_id[k] = kept.len() as u32;
+            if new_id[i] == 0 {
+                kept.push(list[i]);
+                new_id[i] = kept.len() as u32;
             }
-            cell.set_style(new_id[k]);
+            cell.set_style(new_id[i]);
         }
         *list = kept;
         self.style_epoch += 1;
@@ -483,12 +479,19 @@ impl Grid {
             if styles > style_list_cap(self.cols) {
                 return Err(V::StyleListOverCap { line, len: styles, cap: style_list_cap(self.cols) });
             }
-            if let Some(col) = self.line(line).iter().position(|c| list_index(c.style()).is_some_and(|i| i >= styles)) {
-                return Err(V::DeadStyle { line, col, id: self.line(line)[col].style() });
-            }
-            let bad_packed = |c: &Cell| c.style() & PACKED != 0 && Style::unpack(c.style()).pack() != Some(c.style());
-            if let Some(col) = self.line(line).iter().position(bad_packed) {
-                return Err(V::BadPackedStyle { line, col, id: self.line(line)[col].style() });
+            // A listed id must be in the row's list; a packed one must decode to a style that
+            // packs back to it.
+            let bad = |id: u32| match list_index(id) {
+                Some(i) => i >= styles,
+                None => id != 0 && Style::unpack(id).pack() != Some(id),
+            };
+            if let Some(col) = self.line(line).iter().position(|c| bad(c.style())) {
+                let id = self.line(line)[col].style();
+                return Err(if id & PACKED != 0 {
+                    V::BadPackedStyle { line, col, id }
+                } else {
+                    V::DeadStyle { line, col, id }
+                });
             }
         }
         Ok(())

@@ -123,6 +123,17 @@ impl Style {
             && self.link == 0
     }
 
+    /// The style's id when it is the same in every row: 0 for the default style, the packed id
+    /// for a style that packs; None for a style that needs an entry in its row's list.
+    #[inline]
+    pub fn fixed_id(&self) -> Option<u32> {
+        if self.is_default() {
+            Some(0)
+        } else {
+            self.pack()
+        }
+    }
+
     /// The style as a style id that holds it whole, when it fits in 31 bits: foreground and
     /// background each default or one of the 256 palette entries (9 bits each), the
     /// attributes (13 bits), no underline colour and no hyperlink. Most styles programs set

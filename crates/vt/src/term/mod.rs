@@ -88,8 +88,8 @@ pub struct Cursor {
 #[derive(Clone, Copy, Debug)]
 struct Pen {
     style: Style,
-    /// The style's id when it is the same in every row: 0 for the default style, the packed
-    /// id for a style that packs ([`Style::pack`]); None for a listed style.
+    /// The style's id when it is the same in every row ([`Style::fixed_id`]); None for a
+    /// listed style.
     fixed: Option<u32>,
     at: Option<PenAt>,
 }
@@ -412,8 +412,7 @@ impl Screen {
     /// After the pen's style was changed in place: its fixed id, and no cached list id.
     #[inline]
     fn pen_changed(&mut self) {
-        let style = &self.pen.style;
-        self.pen.fixed = if style.is_default() { Some(0) } else { style.pack() };
+        self.pen.fixed = self.pen.style.fixed_id();
         self.pen.at = None;
     }
 
