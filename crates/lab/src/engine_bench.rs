@@ -104,13 +104,13 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Report {
 }
 
 /// The engine's targets, as ratios of blitty to alacritty_terminal in the same run: 10x on
-/// plain and long lines, 2x on every escape-heavy workload and on mixed Unicode text, 4x on
+/// plain and long lines, 2x on every escape-heavy workload and on mixed Unicode text and combining marks, 4x on
 /// the recorded corpus. Every workload has one.
 pub fn target_for(workload: &str) -> Option<f64> {
     match workload {
         "plain" | "long-line" => Some(10.0),
         "corpus" => Some(4.0),
-        "sgr-256" | "sgr-truecolor" | "cursor" | "region-scroll" | "unicode" => Some(2.0),
+        "sgr-256" | "sgr-truecolor" | "cursor" | "region-scroll" | "unicode" | "combining" => Some(2.0),
         _ => None,
     }
 }

@@ -54,6 +54,11 @@ pub fn all() -> Vec<Workload> {
             about: "CJK, emoji (ZWJ, flags, skin tones), combining marks, box drawing",
             generate: unicode_mixed,
         },
+        Workload {
+            name: "combining",
+            about: "letters with 0-3 combining marks each, most clusters distinct (NFD text, stacked marks)",
+            generate: combining_marks,
+        },
         Workload { name: "corpus", about: "recorded ls, vim, less, htop, dialog, bash", generate: corpus },
     ]
 }
@@ -182,6 +187,27 @@ pub fn unicode_mixed(rng: &mut Rng, target: usize) -> Vec<u8> {
         let words = rng.below(12);
         for _ in 0..words {
             out.extend_from_slice(UNICODE[rng.below(UNICODE.len())].as_bytes());
+            out.push(b' ');
+        }
+        out.extend_from_slice(b"\r\n");
+    }
+    out
+}
+
+/// Words of letters each carrying 0-3 combining marks from U+0300-U+036F: decomposed
+/// (NFD) text and stacked marks, where most grapheme clusters differ from the ones before
+/// them, so an engine cannot answer them from what it has already seen.
+pub fn combining_marks(rng: &mut Rng, target: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(target + 200);
+    while out.len() < target {
+        for _ in 0..1 + rng.below(10) {
+            for _ in 0..2 + rng.below(8) {
+                out.push(b'a' + rng.below(26) as u8);
+                for _ in 0..rng.below(4) {
+                    let mark = char::from_u32(0x300 + rng.below(0x70) as u32).unwrap_or('\u{301}');
+                    out.extend_from_slice(mark.encode_utf8(&mut [0; 4]).as_bytes());
+                }
+            }
             out.push(b' ');
         }
         out.extend_from_slice(b"\r\n");

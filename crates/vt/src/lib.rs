@@ -16,6 +16,7 @@
 //! ```
 
 pub mod cell;
+pub mod cluster;
 pub mod grid;
 pub mod parser;
 pub mod scan;

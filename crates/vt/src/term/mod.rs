@@ -14,6 +14,7 @@ mod state;
 mod text;
 
 use crate::cell::Cell;
+use crate::cluster::Clusters;
 use crate::grid::{At, Grid, Line};
 use crate::style::{Interner, Style};
 
@@ -129,11 +130,9 @@ pub struct Screen {
     left: usize,
     right: usize,
     tabs: Vec<bool>,
-    clusters: Interner<Box<str>>,
+    clusters: Clusters,
     /// Recent (cell content, combining mark) -> cluster id, emptied by every collection.
     cluster_cache: [(u32, u32, u32); 64],
-    /// Scratch for a cluster's text.
-    cluster_text: String,
     links: Interner<Box<str>>,
     title: String,
     icon_name: String,
@@ -176,9 +175,8 @@ impl Screen {
             left: 0,
             right: cols - 1,
             tabs: cursor::default_tabs(cols),
-            clusters: Interner::new(&[], 1024),
+            clusters: Clusters::new(1024),
             cluster_cache: [(0, 0, u32::MAX); 64],
-            cluster_text: String::new(),
             links: Interner::new(&[], 256),
             title: String::new(),
             icon_name: String::new(),
@@ -326,7 +324,7 @@ impl Screen {
 
     /// Approximate heap bytes held by the screen (cells, rows, style lists).
     pub fn memory_bytes(&self) -> usize {
-        self.main.memory_bytes() + self.alt.memory_bytes() + self.tabs.capacity()
+        self.main.memory_bytes() + self.alt.memory_bytes() + self.tabs.capacity() + self.clusters.memory_bytes()
     }
 
     /// Collections of the interned tables so far and the cells they scanned: the work a flood of

@@ -263,25 +263,16 @@ impl Screen {
         let id = match self.cluster_cache[slot] {
             (content, m, id) if (content, m) == key && id != u32::MAX => id,
             _ => {
-                // The cluster's text is put together in a reused buffer: no allocation unless
-                // it is new.
-                let mut text = std::mem::take(&mut self.cluster_text);
-                text.clear();
-                match (cell.char_value(), cell.cluster_index().and_then(|i| self.clusters.get(i))) {
-                    (Some(c), _) => text.push(c),
-                    (None, Some(s)) => text.push_str(s),
-                    _ => {}
-                }
-                if text.is_empty() || text.len() + mark.len_utf8() > MAX_CLUSTER {
-                    self.cluster_text = text;
-                    return;
-                }
-                text.push(mark);
-                if self.clusters.wants_collection() && self.clusters.lookup(text.as_str()).is_none() {
+                if self.clusters.wants_collection() {
+                    // The target's cluster is in a cell, so it survives.
                     self.collect_garbage();
                 }
-                let id = self.clusters.intern_with(text.as_str(), || text.as_str().into());
-                self.cluster_text = text;
+                let id = match (cell.char_value(), cell.cluster_index()) {
+                    (Some(c), _) => Some(self.clusters.add_pair(c, mark)),
+                    (None, Some(i)) => self.clusters.extend(i, mark, MAX_CLUSTER),
+                    _ => None,
+                };
+                let Some(id) = id else { return };
                 self.cluster_cache[slot] = (key.0, key.1, id);
                 id
             }
