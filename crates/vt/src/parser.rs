@@ -29,6 +29,13 @@ pub trait Perform {
     fn print_ascii(&mut self, run: &[u8]);
     /// One printable character that is not ASCII.
     fn print(&mut self, c: char);
+    /// Printable characters that are not ASCII, which came one after another with nothing
+    /// between them: the same as [`Perform::print`] of each in turn.
+    fn print_run(&mut self, chars: &[char]) {
+        for &c in chars {
+            self.print(c);
+        }
+    }
     /// A C0 control (0x00..=0x1F, except ESC, CAN and SUB) or C1 control (0x80..=0x9F).
     fn execute(&mut self, control: u8);
     fn esc_dispatch(&mut self, intermediates: &[u8], final_byte: u8);
@@ -319,9 +326,31 @@ impl Parser {
             } else if b == 0x7f {
                 i += 1;
             } else if let Some((c, len)) = decode_whole(&bytes[i..]) {
-                // A whole, valid sequence in the buffer: decoded in place, no state kept.
+                // A whole, valid sequence in the buffer: decoded in place, no state kept, with
+                // the whole sequences after it, up to the next byte that is not part of one.
                 i += len;
-                self.scalar(p, c);
+                if self.state != State::Ground {
+                    self.scalar(p, c);
+                    continue;
+                }
+                let mut run = ['\0'; 32];
+                let mut n = 0;
+                let mut next = Some((c, 0));
+                while let Some((c, len)) = next {
+                    i += len;
+                    // C1 controls sent in UTF-8 do nothing in the ground state (see `scalar`).
+                    if !(0x80..=0x9f).contains(&(c as u32)) {
+                        run[n] = c;
+                        n += 1;
+                    }
+                    next = match bytes.get(i) {
+                        Some(0x80..) if n < run.len() => decode_whole(&bytes[i..]),
+                        _ => None,
+                    };
+                }
+                if n > 0 {
+                    p.print_run(&run[..n]);
+                }
             } else {
                 self.utf8_start(p, b);
                 i += 1;

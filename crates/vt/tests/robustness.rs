@@ -95,6 +95,69 @@ const MODES: &[&[u8]] = &[
     b"\x1b]2;t\x07",
 ];
 
+const RUN_CONTROLS: &[&[u8]] = &[
+    b"\x1b[4h",
+    b"\x1b[4l",
+    b"\x1b[?7l",
+    b"\x1b[?7h",
+    b"\x1b[?69h\x1b[3;9s",
+    b"\x1b[?69l",
+    b"\x1bN",
+    b"\x1bO",
+    b"\x1b-A\x1b~",
+    b"\x1b}",
+    b"\x1b*0\x1b}",
+    b"\x1b*B",
+    b"\r\n",
+    b"\x1b[2;5r",
+    b"\x1b[r",
+    b"\x08",
+    b"\x1b[38;2;1;2;3m",
+    b"\x1b[0m",
+];
+
+/// Text that is mostly runs of characters that are not ASCII (wide, narrow, combining, C1 sent
+/// in UTF-8, Latin-1 that a charset in GR maps), between the controls that change where and
+/// how a run is written: cursor moves onto halves of wide characters, margins, insert mode,
+/// autowrap off, single shifts.
+fn unicode_runs() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        6 => prop::collection::vec(prop::sample::select(&["字", "é", "Ω", "─", "😀", "\u{301}", "\u{fe0f}", "\u{85}", "\u{e9}", "\u{ad}", "a", "\u{e0100}"][..]), 1..40)
+            .prop_map(|v| v.concat().into_bytes()),
+        2 => (1u8..30, 1u8..12).prop_map(|(x, y)| format!("\x1b[{y};{x}H").into_bytes()),
+        1 => prop::sample::select(RUN_CONTROLS).prop_map(|b| b.to_vec()),
+    ];
+    prop::collection::vec(piece, 0..60).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// The parser hands whole runs of such characters to the screen, which writes a row's
+    /// stretch of them at once; one byte per read, each comes alone.
+    #[test]
+    fn runs_of_characters_give_what_one_character_at_a_time_gives(data in unicode_runs(), cols in 1usize..30, rows in 1usize..12) {
+        let screen = |chunks: &[&[u8]]| {
+            let mut t = Terminal::with_scrollback(cols, rows, 20);
+            for c in chunks {
+                t.feed(c);
+            }
+            if let Err(v) = t.screen().check_integrity() {
+                panic!("{v}");
+            }
+            let s = t.screen();
+            let mut out = s.dump_text();
+            for y in 0..s.rows() {
+                let row = s.row(y);
+                out.push_str(&format!("{:?} {:?}\n", row.iter().map(|&c| row.style(c)).collect::<Vec<_>>(), s.row_wrapped(y)));
+            }
+            out
+        };
+        let bytes: Vec<&[u8]> = data.chunks(1).collect();
+        prop_assert_eq!(screen(&[&data]), screen(&bytes));
+    }
+}
+
 /// Bytes biased towards what terminals parse: escapes, CSI parameters, UTF-8 lead bytes.
 fn terminal_bytes() -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![

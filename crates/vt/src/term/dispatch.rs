@@ -14,6 +14,10 @@ impl Perform for Screen {
         self.print_char(c);
     }
 
+    fn print_run(&mut self, chars: &[char]) {
+        self.print_chars(chars);
+    }
+
     fn execute(&mut self, control: u8) {
         match control {
             0x07 => self.bells += 1,         // BEL

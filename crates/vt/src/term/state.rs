@@ -147,6 +147,18 @@ impl Charsets {
         self.gl_set() == Some(Charset::Ascii)
     }
 
+    /// The first code point from which every printable character is itself under the current
+    /// invocations: U+00A0 when no single shift is pending and GR holds ASCII (the default),
+    /// U+0100 when another set is in GR, none while a single shift is pending.
+    #[inline]
+    pub(super) fn unmapped_from(&self) -> u32 {
+        match (self.single, self.g[self.gr]) {
+            (Some(_), _) => u32::MAX,
+            (None, Charset::Ascii) => 0xa0,
+            (None, _) => 0x100,
+        }
+    }
+
     /// The set printable ASCII goes through, when no single shift is pending.
     #[inline]
     pub(super) fn gl_set(&self) -> Option<Charset> {

@@ -184,6 +184,83 @@ impl Screen {
         }
     }
 
+    /// Characters that are not ASCII, one after another: as [`Self::print_char`] of each, with
+    /// the common case (characters one or two cells wide written inside the cursor's row) done
+    /// a row's stretch at a time rather than a character at a time.
+    pub(crate) fn print_chars(&mut self, chars: &[char]) {
+        let mut rest = chars;
+        while let Some(&c) = rest.first() {
+            let n = self.print_chars_in_row(rest);
+            if n == 0 {
+                self.print_char(c);
+                rest = &rest[1..];
+            } else {
+                rest = &rest[n..];
+            }
+        }
+    }
+
+    /// Writes the leading characters of `chars` that need nothing but cells: ones no charset
+    /// maps (see `Charsets::unmapped_from`), one or two cells wide, and
+    /// ending before the print area's last column (which sets a pending wrap), with no insert
+    /// mode and no wrap pending. Returns how many it wrote; 0 leaves everything as it was.
+    #[inline]
+    fn print_chars_in_row(&mut self, chars: &[char]) -> usize {
+        let unmapped = self.charsets.unmapped_from();
+        if self.modes.insert || self.cursor.pending_wrap || (chars[0] as u32) < unmapped {
+            return 0;
+        }
+        let first_fits = |c: char, x: usize, right: usize| match cell_width(c) {
+            Some(1) => x < right,
+            Some(2) => x + 2 <= right,
+            _ => false,
+        };
+        let (x0, y) = (self.cursor.x, self.cursor.y);
+        let right = self.print_right();
+        if !first_fits(chars[0], x0, right) {
+            return 0;
+        }
+        let style = self.pen_id(y);
+        let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
+        let (row, meta) = grid.row_meta_mut(y);
+        // A wide character whose right half is overwritten loses its left half.
+        let mut start = x0;
+        if x0 > 0 && row[x0].is_spacer() {
+            row[x0 - 1] = Cell::blank(row[x0 - 1].style());
+            start = x0 - 1;
+        }
+        let mut x = x0;
+        let mut n = 0;
+        for &c in chars {
+            if (c as u32) < unmapped {
+                break;
+            }
+            match cell_width(c) {
+                Some(1) if x < right => {
+                    row[x] = Cell::char(c, false, style);
+                    x += 1;
+                }
+                Some(2) if x + 2 <= right => {
+                    row[x] = Cell::char(c, true, style);
+                    row[x + 1] = Cell::spacer(style);
+                    x += 2;
+                }
+                _ => break,
+            }
+            n += 1;
+        }
+        // A wide character whose left half was overwritten loses its right half.
+        let mut end = x;
+        if x < row.len() && row[x].is_spacer() {
+            row[x] = Cell::blank(row[x].style());
+            end = x + 1;
+        }
+        meta.touch(start, end);
+        self.cursor.x = x;
+        self.last_char = Some(chars[n - 1]);
+        n
+    }
+
     /// One graphic character, after charset mapping.
     pub(crate) fn print_char(&mut self, c: char) {
         let c = self.charsets.map(c);
