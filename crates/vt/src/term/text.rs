@@ -200,35 +200,22 @@ impl Screen {
         }
     }
 
-    /// Writes the leading characters of `chars` that need nothing but cells: ones no charset
-    /// maps (see `Charsets::unmapped_from`), one or two cells wide, and
-    /// ending before the print area's last column (which sets a pending wrap), with no insert
-    /// mode and no wrap pending. Returns how many it wrote; 0 leaves everything as it was.
+    /// Writes the leading characters of `chars` that need nothing but cells: characters no
+    /// charset maps (see `Charsets::unmapped_from`), one or two cells wide, that end before the
+    /// print area's last column (writing there sets a pending wrap), with no insert mode and no
+    /// wrap pending. Returns how many it wrote; with 0 it wrote nothing.
     #[inline]
     fn print_chars_in_row(&mut self, chars: &[char]) -> usize {
         let unmapped = self.charsets.unmapped_from();
         if self.modes.insert || self.cursor.pending_wrap || (chars[0] as u32) < unmapped {
             return 0;
         }
-        let first_fits = |c: char, x: usize, right: usize| match cell_width(c) {
-            Some(1) => x < right,
-            Some(2) => x + 2 <= right,
-            _ => false,
-        };
         let (x0, y) = (self.cursor.x, self.cursor.y);
         let right = self.print_right();
-        if !first_fits(chars[0], x0, right) {
-            return 0;
-        }
         let style = self.pen_id(y);
         let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
         let (row, meta) = grid.row_meta_mut(y);
-        // A wide character whose right half is overwritten loses its left half.
-        let mut start = x0;
-        if x0 > 0 && row[x0].is_spacer() {
-            row[x0 - 1] = Cell::blank(row[x0 - 1].style());
-            start = x0 - 1;
-        }
+        let right_half_at_start = x0 > 0 && row[x0].is_spacer();
         let mut x = x0;
         let mut n = 0;
         for &c in chars {
@@ -249,7 +236,15 @@ impl Screen {
             }
             n += 1;
         }
-        // A wide character whose left half was overwritten loses its right half.
+        if n == 0 {
+            return 0;
+        }
+        // A wide character with one half overwritten loses the other.
+        let mut start = x0;
+        if right_half_at_start {
+            row[x0 - 1] = Cell::blank(row[x0 - 1].style());
+            start = x0 - 1;
+        }
         let mut end = x;
         if x < row.len() && row[x].is_spacer() {
             row[x] = Cell::blank(row[x].style());
