@@ -6,6 +6,7 @@ use unicode_width::UnicodeWidthChar;
 use super::state::Charset;
 use super::{split_wide_cells, Screen, MAX_CLUSTER};
 use crate::cell::Cell;
+use crate::cluster::Clusters;
 
 /// The cells a character takes, decided for every value the width table can return:
 /// - no width (C0, DEL, C1 controls): 0 cells, not printed (they are controls, never glyphs);
@@ -48,6 +49,39 @@ fn bmp_widths() -> &'static [u8; 0x4000] {
         }
         t
     })
+}
+
+/// The cluster table wants a collection before it takes a new cluster.
+pub(super) struct NeedsCollection;
+
+/// The cluster `cell` becomes with `mark` joined to it: from the cache, or new. None when the
+/// mark is dropped (the cluster is at [`MAX_CLUSTER`], or the cell holds nothing to join).
+#[inline]
+fn joined(
+    clusters: &mut Clusters,
+    cache: &mut [(u32, u32, u32); 64],
+    cell: Cell,
+    mark: char,
+) -> Result<Option<u32>, NeedsCollection> {
+    // The same character and mark make the same cluster: text repeats them (accents, skin
+    // tones, flags), and a small cache answers without touching the table.
+    let key = (cell.content(), mark as u32);
+    let slot = ((key.0.wrapping_mul(0x9e37_79b9) ^ key.1.wrapping_mul(0x85eb_ca6b)) >> 26) as usize;
+    match cache[slot] {
+        (content, m, id) if (content, m) == key && id != u32::MAX => Ok(Some(id)),
+        _ if clusters.wants_collection() => Err(NeedsCollection),
+        _ => {
+            let id = match (cell.char_value(), cell.cluster_index()) {
+                (Some(c), _) => Some(clusters.add_pair(c, mark)),
+                (None, Some(i)) => clusters.extend(i, mark, MAX_CLUSTER),
+                _ => None,
+            };
+            if let Some(id) = id {
+                cache[slot] = (key.0, key.1, id);
+            }
+            Ok(id)
+        }
+    }
 }
 
 impl Screen {
@@ -202,8 +236,9 @@ impl Screen {
 
     /// Writes the leading characters of `chars` that need nothing but cells: characters no
     /// charset maps (see `Charsets::unmapped_from`), one or two cells wide, that end before the
-    /// print area's last column (writing there sets a pending wrap), with no insert mode and no
-    /// wrap pending. Returns how many it wrote; with 0 it wrote nothing.
+    /// print area's last column (writing there sets a pending wrap), and the marks that join
+    /// them, with no insert mode and no wrap pending. Returns how many it took; with 0 it wrote
+    /// nothing.
     #[inline]
     fn print_chars_in_row(&mut self, chars: &[char]) -> usize {
         let unmapped = self.charsets.unmapped_from();
@@ -218,11 +253,33 @@ impl Screen {
         let right_half_at_start = x0 > 0 && row[x0].is_spacer();
         let mut x = x0;
         let mut n = 0;
+        let mut last = None;
+        let mut joined_from = usize::MAX;
         for &c in chars {
             if (c as u32) < unmapped {
                 break;
             }
             match cell_width(c) {
+                // A mark joins the character before the cursor, as `combine` finds it.
+                Some(0) if x > 0 => {
+                    let mut target = x - 1;
+                    if row[target].is_spacer() && target > 0 {
+                        target -= 1;
+                    }
+                    let cell = row[target];
+                    if !cell.is_spacer() {
+                        match joined(&mut self.clusters, &mut self.cluster_cache, cell, c) {
+                            Ok(Some(id)) => {
+                                row[target] = Cell::cluster(id, cell.is_wide(), cell.style());
+                                joined_from = joined_from.min(target);
+                            }
+                            Ok(None) => {}
+                            Err(NeedsCollection) => break,
+                        }
+                    }
+                    n += 1;
+                    continue;
+                }
                 Some(1) if x < right => {
                     row[x] = Cell::char(c, false, style);
                     x += 1;
@@ -234,6 +291,7 @@ impl Screen {
                 }
                 _ => break,
             }
+            last = Some(c);
             n += 1;
         }
         if n == 0 {
@@ -241,18 +299,25 @@ impl Screen {
         }
         // A wide character with one half overwritten loses the other.
         let mut start = x0;
-        if right_half_at_start {
-            row[x0 - 1] = Cell::blank(row[x0 - 1].style());
-            start = x0 - 1;
-        }
         let mut end = x;
-        if x < row.len() && row[x].is_spacer() {
-            row[x] = Cell::blank(row[x].style());
-            end = x + 1;
+        if x > x0 {
+            if right_half_at_start {
+                row[x0 - 1] = Cell::blank(row[x0 - 1].style());
+                start = x0 - 1;
+            }
+            if x < row.len() && row[x].is_spacer() {
+                row[x] = Cell::blank(row[x].style());
+                end = x + 1;
+            }
         }
-        meta.touch(start, end);
+        start = start.min(joined_from);
+        if start < end {
+            meta.touch(start, end);
+        }
         self.cursor.x = x;
-        self.last_char = Some(chars[n - 1]);
+        if last.is_some() {
+            self.last_char = last;
+        }
         n
     }
 
@@ -328,27 +393,15 @@ impl Screen {
         if cell.is_spacer() {
             return;
         }
-        // The same character and mark make the same cluster: text repeats them (accents,
-        // skin tones, flags), and a small cache answers without building and hashing the text.
-        let key = (cell.content(), mark as u32);
-        let slot = ((key.0.wrapping_mul(0x9e37_79b9) ^ key.1.wrapping_mul(0x85eb_ca6b)) >> 26) as usize;
-        let id = match self.cluster_cache[slot] {
-            (content, m, id) if (content, m) == key && id != u32::MAX => id,
-            _ => {
-                if self.clusters.wants_collection() {
-                    // The target's cluster is in a cell, so it survives.
-                    self.collect_garbage();
-                }
-                let id = match (cell.char_value(), cell.cluster_index()) {
-                    (Some(c), _) => Some(self.clusters.add_pair(c, mark)),
-                    (None, Some(i)) => self.clusters.extend(i, mark, MAX_CLUSTER),
-                    _ => None,
-                };
-                let Some(id) = id else { return };
-                self.cluster_cache[slot] = (key.0, key.1, id);
-                id
+        let id = match joined(&mut self.clusters, &mut self.cluster_cache, cell, mark) {
+            Ok(id) => id,
+            Err(NeedsCollection) => {
+                // The target's cluster is in a cell, so it survives.
+                self.collect_garbage();
+                joined(&mut self.clusters, &mut self.cluster_cache, cell, mark).unwrap_or(None)
             }
         };
+        let Some(id) = id else { return };
         self.grid_mut().row_mut(y)[target] = Cell::cluster(id, cell.is_wide(), cell.style());
         self.touch(y, target, target + 1);
     }
