@@ -132,7 +132,7 @@ pub struct Screen {
     tabs: Vec<bool>,
     clusters: Clusters,
     /// Recent (cell content, combining mark) -> cluster id, emptied by every collection.
-    cluster_cache: [(u32, u32, u32); 64],
+    cluster_cache: Box<text::ClusterCache>,
     links: Interner<Box<str>>,
     title: String,
     icon_name: String,
@@ -176,7 +176,7 @@ impl Screen {
             right: cols - 1,
             tabs: cursor::default_tabs(cols),
             clusters: Clusters::new(1024),
-            cluster_cache: [(0, 0, u32::MAX); 64],
+            cluster_cache: Box::new(text::EMPTY_CLUSTER_CACHE),
             links: Interner::new(&[], 256),
             title: String::new(),
             icon_name: String::new(),
@@ -417,7 +417,7 @@ impl Screen {
     /// Frees interned clusters and links that no cell (nor the pen, nor a saved cursor) uses
     /// any more.
     fn collect_garbage(&mut self) {
-        self.cluster_cache = [(0, 0, u32::MAX); 64];
+        *self.cluster_cache = text::EMPTY_CLUSTER_CACHE;
         let mut clusters = vec![false; self.clusters.capacity()];
         let scanned = self.main.cells_in_use() + self.alt.cells_in_use();
         self.collections += 1;

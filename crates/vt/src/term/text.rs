@@ -51,6 +51,12 @@ fn bmp_widths() -> &'static [u8; 0x4000] {
     })
 }
 
+/// Entries of the cache of (cell content, mark) -> cluster id in front of the cluster table,
+/// as a power of two.
+const CLUSTER_CACHE_BITS: u32 = 10;
+pub(super) type ClusterCache = [(u32, u32, u32); 1 << CLUSTER_CACHE_BITS];
+pub(super) const EMPTY_CLUSTER_CACHE: ClusterCache = [(0, 0, u32::MAX); 1 << CLUSTER_CACHE_BITS];
+
 /// The cluster table wants a collection before it takes a new cluster.
 pub(super) struct NeedsCollection;
 
@@ -59,14 +65,15 @@ pub(super) struct NeedsCollection;
 #[inline]
 fn joined(
     clusters: &mut Clusters,
-    cache: &mut [(u32, u32, u32); 64],
+    cache: &mut ClusterCache,
     cell: Cell,
     mark: char,
 ) -> Result<Option<u32>, NeedsCollection> {
     // The same character and mark make the same cluster: text repeats them (accents, skin
     // tones, flags), and a small cache answers without touching the table.
     let key = (cell.content(), mark as u32);
-    let slot = ((key.0.wrapping_mul(0x9e37_79b9) ^ key.1.wrapping_mul(0x85eb_ca6b)) >> 26) as usize;
+    let slot =
+        ((key.0.wrapping_mul(0x9e37_79b9) ^ key.1.wrapping_mul(0x85eb_ca6b)) >> (32 - CLUSTER_CACHE_BITS)) as usize;
     match cache[slot] {
         (content, m, id) if (content, m) == key && id != u32::MAX => Ok(Some(id)),
         _ if clusters.wants_collection() => Err(NeedsCollection),
