@@ -14,7 +14,7 @@ cargo build --release -p blitty -p blitty-lab >/dev/null 2>&1 || cargo build --r
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 workloads=("$@")
-[ ${#workloads[@]} -gt 0 ] || workloads=(plain long-line sgr-256 sgr-truecolor cursor region-scroll unicode corpus)
+[ ${#workloads[@]} -gt 0 ] || workloads=(plain long-line sgr-256 sgr-truecolor cursor region-scroll unicode combining corpus)
 
 # Instructions to replay FILE, as callgrind counts them.
 count() {
