@@ -27,10 +27,12 @@ pub const MAX_OSC: usize = 1 << 20;
 pub trait Perform {
     /// A run of printable ASCII bytes (0x20..=0x7E), in the ground state.
     fn print_ascii(&mut self, run: &[u8]);
-    /// One printable character that is not ASCII.
+    /// One printable character that is not ASCII (or, from [`Perform::print_run`]'s default, a
+    /// printable ASCII one).
     fn print(&mut self, c: char);
-    /// Printable characters that are not ASCII, which came one after another with nothing
-    /// between them: the same as [`Perform::print`] of each in turn.
+    /// Printable characters that came one after another with nothing between them: whole UTF-8
+    /// sequences, and printable ASCII directly before one (a base and its combining marks). The
+    /// same as [`Perform::print`] of each in turn.
     fn print_run(&mut self, chars: &[char]) {
         for &c in chars {
             self.print(c);
@@ -278,6 +280,16 @@ impl Parser {
         while let Some(&b) = bytes.get(i) {
             if (0x20..0x7f).contains(&b) {
                 let n = scan::printable_ascii_len(&bytes[i..]);
+                // The last letter before a UTF-8 sequence goes with that sequence's run (a
+                // base and its combining marks, in decomposed text), so that the screen takes
+                // them in one stretch.
+                if bytes.get(i + n).is_some_and(|&c| c >= 0x80) {
+                    if n > 1 {
+                        p.print_ascii(&bytes[i..i + n - 1]);
+                    }
+                    i = self.text_run(p, bytes, i + n - 1, (bytes[i + n - 1] as char, 1));
+                    continue;
+                }
                 p.print_ascii(&bytes[i..i + n]);
                 i += n;
                 if bytes.get(i..i + 2) == Some(b"\r\n") {
@@ -326,31 +338,13 @@ impl Parser {
             } else if b == 0x7f {
                 i += 1;
             } else if let Some((c, len)) = decode_whole(&bytes[i..]) {
-                // A whole, valid sequence in the buffer: decoded in place, no state kept, with
-                // the whole sequences after it, up to the next byte that is not part of one.
-                i += len;
+                // A whole, valid sequence in the buffer: decoded in place, no state kept.
                 if self.state != State::Ground {
+                    i += len;
                     self.scalar(p, c);
                     continue;
                 }
-                let mut run = ['\0'; 32];
-                let mut n = 0;
-                let mut next = Some((c, 0));
-                while let Some((c, len)) = next {
-                    i += len;
-                    // C1 controls sent in UTF-8 do nothing in the ground state (see `scalar`).
-                    if !(0x80..=0x9f).contains(&(c as u32)) {
-                        run[n] = c;
-                        n += 1;
-                    }
-                    next = match bytes.get(i) {
-                        Some(0x80..) if n < run.len() => decode_whole(&bytes[i..]),
-                        _ => None,
-                    };
-                }
-                if n > 0 {
-                    p.print_run(&run[..n]);
-                }
+                i = self.text_run(p, bytes, i, (c, len));
             } else {
                 self.utf8_start(p, b);
                 i += 1;
@@ -358,6 +352,35 @@ impl Parser {
                     return i;
                 }
             }
+        }
+        i
+    }
+
+    /// Text from `bytes[i]`, whose first character (`first`: it and its length in bytes) was
+    /// decoded: it and the whole UTF-8 sequences after it, with each ASCII letter directly before
+    /// one, up to 32 characters, go to [`Perform::print_run`] at once. Returns where the run
+    /// ended.
+    #[inline]
+    fn text_run<P: Perform>(&mut self, p: &mut P, bytes: &[u8], mut i: usize, first: (char, usize)) -> usize {
+        let mut run = ['\0'; 32];
+        let mut n = 0;
+        let mut next = Some(first);
+        while let Some((c, len)) = next {
+            i += len;
+            // C1 controls sent in UTF-8 do nothing in the ground state (see `scalar`).
+            if !(0x80..=0x9f).contains(&(c as u32)) {
+                run[n] = c;
+                n += 1;
+            }
+            next = match bytes.get(i) {
+                _ if n == run.len() => None,
+                Some(0x80..) => decode_whole(&bytes[i..]),
+                Some(&b @ 0x20..=0x7e) if bytes.get(i + 1).is_some_and(|&c| c >= 0x80) => Some((b as char, 1)),
+                _ => None,
+            };
+        }
+        if n > 0 {
+            p.print_run(&run[..n]);
         }
         i
     }
@@ -866,7 +889,8 @@ mod tests {
         // starts, nothing is executed, the text around them prints (xterm's UTF-8 mode).
         assert_eq!(parse(&["\u{9b}2J".as_bytes()]), ["print 2J"]);
         assert_eq!(parse(&["a\u{85}b\u{84}c\u{90}d".as_bytes()]), ["print a", "print b", "print c", "print d"]);
-        assert_eq!(parse(&["\u{9d}0;x\u{9c}".as_bytes()]), ["print 0;x"]);
+        // (The letter before a UTF-8 sequence goes with its run, so the text comes in two calls.)
+        assert_eq!(parse_joined(&["\u{9d}0;x\u{9c}".as_bytes()]), ["print 0;x"]);
     }
 
     #[test]

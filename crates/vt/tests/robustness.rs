@@ -107,6 +107,8 @@ const RUN_CONTROLS: &[&[u8]] = &[
     b"\x1b-A\x1b~",
     b"\x1b}",
     b"\x1b*0\x1b}",
+    b"\x1b(0",
+    b"\x1b(B",
     b"\x1b*B",
     b"\r\n",
     b"\x1b[2;5r",
@@ -117,9 +119,10 @@ const RUN_CONTROLS: &[&[u8]] = &[
 ];
 
 /// Text that is mostly runs of characters that are not ASCII (wide, narrow, combining, C1 sent
-/// in UTF-8, Latin-1 that a charset in GR maps), between the controls that change where and
-/// how a run is written: cursor moves onto halves of wide characters, margins, insert mode,
-/// autowrap off, single shifts.
+/// in UTF-8, Latin-1 that a charset in GR maps, and ASCII letters before them, which go with
+/// their runs), between the controls that change where and how a run is written: cursor moves
+/// onto halves of wide characters, margins, insert mode, autowrap off, single shifts, sets in GL
+/// and GR.
 fn unicode_runs() -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
         6 => prop::collection::vec(prop::sample::select(&["字", "é", "Ω", "─", "😀", "\u{301}", "\u{fe0f}", "\u{85}", "\u{e9}", "\u{ad}", "a", "\u{e0100}"][..]), 1..40)

@@ -148,14 +148,16 @@ impl Charsets {
     }
 
     /// The first code point from which every printable character is itself under the current
-    /// invocations: U+00A0 when no single shift is pending and GR holds ASCII (the default),
-    /// U+0100 when another set is in GR, none while a single shift is pending.
+    /// invocations (C1 and DEL never come to be printed): U+0020 when ASCII is in GL and in GR
+    /// (the default), U+00A0 when only GR holds ASCII, U+0100 when another set is in GR, none
+    /// while a single shift is pending.
     #[inline]
     pub(super) fn unmapped_from(&self) -> u32 {
-        match (self.single, self.g[self.gr]) {
-            (Some(_), _) => u32::MAX,
-            (None, Charset::Ascii) => 0xa0,
-            (None, _) => 0x100,
+        match (self.single, self.g[self.gl], self.g[self.gr]) {
+            (Some(_), _, _) => u32::MAX,
+            (None, Charset::Ascii, Charset::Ascii) => 0x20,
+            (None, _, Charset::Ascii) => 0xa0,
+            (None, _, _) => 0x100,
         }
     }
 
