@@ -186,11 +186,6 @@ impl Clusters {
     pub fn memory_bytes(&self) -> usize {
         self.text.capacity() + self.spans.capacity() * 8 + self.free.capacity() * 4
     }
-
-    /// Drops every cluster.
-    pub fn clear(&mut self) {
-        self.sweep(&[], 0);
-    }
 }
 
 #[cfg(test)]
@@ -231,7 +226,7 @@ mod tests {
         c.sweep(&[true, false, true, true, true], 0);
         assert_eq!(c.capacity(), 5, "trailing free ids are dropped");
         assert_eq!([c.get(0), c.get(3), c.get(4)], [Some("e\u{301}"), Some("y\u{301}"), Some("a\u{30a}\u{323}")]);
-        c.clear();
+        c.sweep(&[], 0);
         assert!(c.is_empty());
         assert_eq!(c.capacity(), 0);
     }

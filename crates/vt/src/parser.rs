@@ -339,11 +339,6 @@ impl Parser {
                 i += 1;
             } else if let Some((c, len)) = decode_whole(&bytes[i..]) {
                 // A whole, valid sequence in the buffer: decoded in place, no state kept.
-                if self.state != State::Ground {
-                    i += len;
-                    self.scalar(p, c);
-                    continue;
-                }
                 i = self.text_run(p, bytes, i, (c, len));
             } else {
                 self.utf8_start(p, b);
@@ -362,6 +357,7 @@ impl Parser {
     /// ended.
     #[inline]
     fn text_run<P: Perform>(&mut self, p: &mut P, bytes: &[u8], mut i: usize, first: (char, usize)) -> usize {
+        debug_assert!(self.state == State::Ground, "text is printed in the ground state only");
         let mut run = ['\0'; 32];
         let mut n = 0;
         let mut next = Some(first);

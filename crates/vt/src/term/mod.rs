@@ -322,7 +322,7 @@ impl Screen {
         self.clipboard.take()
     }
 
-    /// Approximate heap bytes held by the screen (cells, rows, style lists).
+    /// Approximate heap bytes held by the screen (cells, rows, style lists, clusters).
     pub fn memory_bytes(&self) -> usize {
         self.main.memory_bytes() + self.alt.memory_bytes() + self.tabs.capacity() + self.clusters.memory_bytes()
     }

@@ -57,6 +57,18 @@ const CLUSTER_CACHE_BITS: u32 = 10;
 pub(super) type ClusterCache = [(u32, u32, u32); 1 << CLUSTER_CACHE_BITS];
 pub(super) const EMPTY_CLUSTER_CACHE: ClusterCache = [(0, 0, u32::MAX); 1 << CLUSTER_CACHE_BITS];
 
+/// The cell a zero-width character joins when the character it follows ends before column
+/// `after`: the one before, or the left half of a wide character. None at the left edge or on a
+/// spacer without its wide character (the mark is dropped).
+#[inline]
+fn mark_target(row: &[Cell], after: usize) -> Option<usize> {
+    let mut target = after.checked_sub(1)?;
+    if row[target].is_spacer() && target > 0 {
+        target -= 1;
+    }
+    (!row[target].is_spacer()).then_some(target)
+}
+
 /// The cluster table wants a collection before it takes a new cluster.
 pub(super) struct NeedsCollection;
 
@@ -225,9 +237,10 @@ impl Screen {
         }
     }
 
-    /// Characters that are not ASCII, one after another: as [`Self::print_char`] of each, with
-    /// the common case (characters one or two cells wide written inside the cursor's row) done
-    /// a row's stretch at a time rather than a character at a time.
+    /// Characters one after another (the parser's runs: see `Perform::print_run`): as
+    /// [`Self::print_char`] of each, with the common case (characters one or two cells wide
+    /// written inside the cursor's row, and the marks that join them) done a row's stretch at a
+    /// time rather than a character at a time.
     pub(crate) fn print_chars(&mut self, chars: &[char]) {
         let mut rest = chars;
         while let Some(&c) = rest.first() {
@@ -267,14 +280,10 @@ impl Screen {
                 break;
             }
             match cell_width(c) {
-                // A mark joins the character before the cursor, as `combine` finds it.
-                Some(0) if x > 0 => {
-                    let mut target = x - 1;
-                    if row[target].is_spacer() && target > 0 {
-                        target -= 1;
-                    }
-                    let cell = row[target];
-                    if !cell.is_spacer() {
+                // A mark joins the character before the cursor (see `combine`).
+                Some(0) => {
+                    if let Some(target) = mark_target(row, x) {
+                        let cell = row[target];
                         match joined(&mut self.clusters, &mut self.cluster_cache, cell, c) {
                             Ok(Some(id)) => {
                                 row[target] = Cell::cluster(id, cell.is_wide(), cell.style());
@@ -385,21 +394,11 @@ impl Screen {
     /// before the cursor; with nothing before it, it is dropped.
     fn combine(&mut self, mark: char) {
         let (x, y) = (self.cursor.x, self.cursor.y);
-        let mut target = if self.cursor.pending_wrap {
-            x
-        } else if x > 0 {
-            x - 1
-        } else {
-            return;
-        };
+        // With a wrap pending, the character before the cursor is the one under it.
+        let after = x + self.cursor.pending_wrap as usize;
         let row = self.grid().row(y);
-        if row[target].is_spacer() && target > 0 {
-            target -= 1;
-        }
+        let Some(target) = mark_target(row, after) else { return };
         let cell = row[target];
-        if cell.is_spacer() {
-            return;
-        }
         let id = match joined(&mut self.clusters, &mut self.cluster_cache, cell, mark) {
             Ok(id) => id,
             Err(NeedsCollection) => {
