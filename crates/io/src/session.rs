@@ -149,17 +149,20 @@ pub(crate) fn thread_syscalls() -> (u64, u64) {
     counts
 }
 
-/// Bytes read from the child before the loop looks at keys and the clock again.
+/// Bytes read from the child before the loop looks at keys and the clock again (or [`TURN`]).
 const READ_BUDGET: usize = 1 << 20;
 /// Bytes parsed in a flood between two offers of the core to whatever else is waiting for it
-/// (see [`feed_sharing`]): the pty moves a flood in steps of at most 4 KiB, its line
-/// discipline's read buffer.
+/// (see [`Sharing`]): the pty moves a flood in steps of at most 4 KiB, its line discipline's
+/// read buffer.
 const SHARE_EVERY: usize = 4096;
+/// How long one turn of the loop parses in a flood before it looks at keys and the clock
+/// again: the time READ_BUDGET takes to parse, about 2 ms of colour-dense text, which the
+/// turn would otherwise stretch by what it gives away at each offer.
+const TURN: Duration = Duration::from_millis(2);
 
-/// Parses `chunk`, and in a flood offers the core to other threads every [`SHARE_EVERY`]
-/// bytes (`sched_yield`); `since` counts the bytes parsed since the last offer and is 0 at the
-/// start of each turn of the loop, so output that answers a key (a few KiB at most) never
-/// yields.
+/// Parsing a turn's output while offering the core to other threads every [`SHARE_EVERY`]
+/// bytes (`sched_yield`). Output that answers a key (a few KiB at most) never yields: the
+/// count starts at 0 with each turn.
 ///
 /// Why: a flood reaches blitty through a chain of steps, each a wake-up: the program writes,
 /// the kernel's worker moves up to 4 KiB into the pty's read buffer, blitty's reader takes it,
@@ -174,17 +177,39 @@ const SHARE_EVERY: usize = 4096;
 /// 5), 884 ms without, 586 ms with. Lowering the thread's priority instead (`SCHED_IDLE`, which
 /// an unprivileged thread cannot undo) gave 500 ms against 538 ms without in another set, and
 /// a shorter scheduler slice (0.1 ms, `sched_setattr`) nothing.
-fn feed_sharing(term: &mut Terminal, chunk: &[u8], since: &mut usize) {
-    let mut rest = chunk;
-    while !rest.is_empty() {
-        if *since >= SHARE_EVERY {
-            std::thread::yield_now();
-            *since = 0;
+///
+/// What the core is given away for counts against the turn: after [`TURN`] the turn yields no
+/// more and ends after the chunk in hand, so keys (Ctrl-C in a flood of `yes`, whose writer is
+/// always ready to run) are looked at as often as without the offers.
+struct Sharing {
+    since: usize,
+    ends: Instant,
+}
+
+impl Sharing {
+    fn new(now: Instant) -> Sharing {
+        Sharing { since: 0, ends: now + TURN }
+    }
+
+    /// Whether the turn has had its time.
+    fn turn_over(&self) -> bool {
+        Instant::now() >= self.ends
+    }
+
+    fn feed(&mut self, term: &mut Terminal, chunk: &[u8]) {
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            if self.since >= SHARE_EVERY {
+                if Instant::now() < self.ends {
+                    std::thread::yield_now();
+                }
+                self.since = 0;
+            }
+            let (piece, after) = rest.split_at(rest.len().min(SHARE_EVERY - self.since));
+            term.feed(piece);
+            self.since += piece.len();
+            rest = after;
         }
-        let (piece, after) = rest.split_at(rest.len().min(SHARE_EVERY - *since));
-        term.feed(piece);
-        *since += piece.len();
-        rest = after;
     }
 }
 
@@ -626,9 +651,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             }
             more_output = false;
             let mut taken = 0;
-            let mut since_yield = 0;
+            let mut share = Sharing::new(Instant::now());
             loop {
-                if taken >= READ_BUDGET {
+                if taken >= READ_BUDGET || share.turn_over() {
                     more_output = true;
                     break;
                 }
@@ -639,7 +664,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         if let Some(f) = log.as_mut() {
                             f.write_all(&chunk).map_err(log_error)?;
                         }
-                        feed_sharing(&mut term, &chunk, &mut since_yield);
+                        share.feed(&mut term, &chunk);
                         reader.recycle(chunk);
                         dirty = true;
                         pacer.output(Instant::now());
@@ -894,18 +919,26 @@ mod pacer_tests {
             let mut whole = Terminal::with_scrollback(20, 5, 100);
             whole.feed(&text[..len]);
             let mut shared = Terminal::with_scrollback(20, 5, 100);
-            let mut since = 0;
-            // Two chunks, as the reader hands them over.
+            // Two chunks, as the reader hands them over, in a turn that yields and in one
+            // that has had its time.
+            let mut share = Sharing::new(Instant::now());
             let cut = len / 3;
-            feed_sharing(&mut shared, &text[..cut], &mut since);
-            feed_sharing(&mut shared, &text[cut..len], &mut since);
-            assert_eq!(since > 0, len > 0);
-            assert!(since <= SHARE_EVERY, "{since} bytes since the last yield");
+            share.feed(&mut shared, &text[..cut]);
+            share.feed(&mut shared, &text[cut..len]);
+            assert_eq!(share.since > 0, len > 0);
+            assert!(share.since <= SHARE_EVERY, "{} bytes since the last yield", share.since);
+            let mut late = Sharing::new(Instant::now() - TURN);
+            assert!(late.turn_over());
+            let mut again = Terminal::with_scrollback(20, 5, 100);
+            late.feed(&mut again, &text[..len]);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             ansi::transcript(whole.screen(), &mut a);
             ansi::transcript(shared.screen(), &mut b);
             assert!(!a.is_empty() || len < unit.len(), "the text reached the screen");
             assert_eq!(a, b, "{len} bytes");
+            let mut c = Vec::new();
+            ansi::transcript(again.screen(), &mut c);
+            assert_eq!(a, c, "{len} bytes after the turn's time");
         }
     }
 }
