@@ -180,15 +180,19 @@ const TURN: Duration = Duration::from_millis(2);
 ///
 /// What the core is given away for counts against the turn: after [`TURN`] the turn yields no
 /// more and ends after the chunk in hand, so keys (Ctrl-C in a flood of `yes`, whose writer is
-/// always ready to run) are looked at as often as without the offers.
+/// always ready to run) are looked at as often as without the offers. And while a key waits
+/// for its answer (the rest of a flood after Ctrl-C, then the prompt) the loop does not yield
+/// at all: the user is waiting for that output, not for the program's pace.
 struct Sharing {
     since: usize,
     ends: Instant,
+    offer: bool,
 }
 
 impl Sharing {
-    fn new(now: Instant) -> Sharing {
-        Sharing { since: 0, ends: now + TURN }
+    /// A turn starting `now`; `offer` false (answering a key) parses without yielding.
+    fn new(now: Instant, offer: bool) -> Sharing {
+        Sharing { since: 0, ends: now + TURN, offer }
     }
 
     /// Whether the turn has had its time.
@@ -200,7 +204,7 @@ impl Sharing {
         let mut rest = chunk;
         while !rest.is_empty() {
             if self.since >= SHARE_EVERY {
-                if Instant::now() < self.ends {
+                if self.offer && Instant::now() < self.ends {
                     std::thread::yield_now();
                 }
                 self.since = 0;
@@ -651,7 +655,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             }
             more_output = false;
             let mut taken = 0;
-            let mut share = Sharing::new(Instant::now());
+            let now = Instant::now();
+            let mut share = Sharing::new(now, !pacer.answering(now));
             loop {
                 if taken >= READ_BUDGET || share.turn_over() {
                     more_output = true;
@@ -921,13 +926,13 @@ mod pacer_tests {
             let mut shared = Terminal::with_scrollback(20, 5, 100);
             // Two chunks, as the reader hands them over, in a turn that yields and in one
             // that has had its time.
-            let mut share = Sharing::new(Instant::now());
+            let mut share = Sharing::new(Instant::now(), true);
             let cut = len / 3;
             share.feed(&mut shared, &text[..cut]);
             share.feed(&mut shared, &text[cut..len]);
             assert_eq!(share.since > 0, len > 0);
             assert!(share.since <= SHARE_EVERY, "{} bytes since the last yield", share.since);
-            let mut late = Sharing::new(Instant::now() - TURN);
+            let mut late = Sharing::new(Instant::now() - TURN, true);
             assert!(late.turn_over());
             let mut again = Terminal::with_scrollback(20, 5, 100);
             late.feed(&mut again, &text[..len]);
