@@ -156,9 +156,11 @@ const READ_BUDGET: usize = 1 << 20;
 /// read buffer.
 const SHARE_EVERY: usize = 4096;
 /// How long one turn of the loop parses in a flood before it looks at keys and the clock
-/// again: the time READ_BUDGET takes to parse, about 2 ms of colour-dense text, which the
-/// turn would otherwise stretch by what it gives away at each offer.
-const TURN: Duration = Duration::from_millis(2);
+/// again: a little under the time READ_BUDGET takes to parse (1.4 ms of plain text, 2 ms of
+/// colour-dense text), since a turn that yields also waits for what it gives away. With 2 ms,
+/// Ctrl-C under `yes` reached the prompt in 1.4 ms (median of 25; 5 ms at worst), with 1 ms in
+/// 1.4 ms (3 ms at worst), against 1.3 ms (2 ms at worst) before the yields.
+const TURN: Duration = Duration::from_millis(1);
 
 /// Parsing a turn's output while offering the core to other threads every [`SHARE_EVERY`]
 /// bytes (`sched_yield`). Output that answers a key (a few KiB at most) never yields: the
