@@ -257,6 +257,29 @@ fn the_log_holds_every_byte_the_program_wrote_in_order() {
 }
 
 #[test]
+fn a_frame_held_for_synchronized_output_costs_no_cpu_while_it_waits() {
+    // The program begins an update (mode 2026) and waits 0.7 s in all, in five holds shorter
+    // than blitty's 150 ms limit. blitty waits for the program's output or the limit; it used
+    // to poll without waiting for the whole hold (0.28 s of CPU for these 0.7 s).
+    assert!(tmux_available());
+    let stats = Scratch::new("e2e-sync-stats");
+    let t = Tmux::start("sync", "bash --norc --noprofile -i");
+    t.wait_for("$");
+    t.text(&format!(
+        "{BLITTY} run --stats {} -- sh -c 'for i in 1 2 3 4 5; do printf \"\\033[?2026hx\"; sleep 0.14; printf \"\\033[?2026l\"; done'; echo held=$?",
+        stats.display()
+    ));
+    t.keys(&["Enter"]);
+    assert!(t.wait_for("held=0").contains("held=0"), "{}", t.capture());
+    let text = std::fs::read_to_string(&stats).expect("statistics written");
+    let get = |k: &str| -> f64 {
+        text.lines().find_map(|l| l.strip_prefix(k)?.trim().parse().ok()).unwrap_or_else(|| panic!("{k} in {text}"))
+    };
+    assert!(get("seconds ") >= 0.7, "the program held its updates: {text}");
+    assert!(get("cpu ") < 0.1, "blitty's CPU while the frames were held: {text}");
+}
+
+#[test]
 fn mouse_and_bracketed_paste_modes_pass_through_to_the_host_and_back() {
     assert!(tmux_available());
     let script = Scratch::new("e2e-paste.sh");

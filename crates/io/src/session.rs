@@ -504,6 +504,10 @@ pub fn run(opts: Options) -> Result<i32, Error> {
 
     let mut dirty = true;
     let mut sync_since: Option<Instant> = None;
+    // While a frame is held for synchronized output: when the hold ends at the latest. The loop
+    // then sleeps until that time or the program's next output (which may end the update), not
+    // until the frame it holds is due (already past: it would wake at once, again and again).
+    let mut held_until: Option<Instant> = None;
     let mut keys = Keys::new(opts.prefix);
     let mut copy = CopyMode::default();
     // A message on the top row until its time is up, and the command list (prefix ?) until
@@ -531,7 +535,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         let now = Instant::now();
         let mut wake = Wake::default();
         if dirty && writer.idle() {
-            wake.at(pacer.due_at(now));
+            wake.at(held_until.unwrap_or_else(|| pacer.due_at(now)));
         } else if dirty {
             // The host is still taking the last frame: POLLOUT wakes us.
             wake.after(now, pacer.interval());
@@ -761,6 +765,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if !term.screen().modes().synchronized_output {
             sync_since = None;
         }
+        held_until = if held { sync_since.map(|t| t + SYNC_LIMIT) } else { None };
         reader.set_urgent(pacer.answering(now));
         let due = pacer.due(now);
         if dirty && !held && due && writer.idle() && exit.is_none() {
