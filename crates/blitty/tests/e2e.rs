@@ -237,19 +237,27 @@ fn hostile_output_does_not_reach_the_host() {
     assert!(String::from_utf8_lossy(&buffers.stdout).trim().is_empty(), "a clipboard write reached tmux");
 }
 
+/// Types `blitty run ARGS` at a shell prompt in tmux session `name`, then `echo name=$?`, and
+/// waits until it has ended with status 0.
+fn blitty_at_a_prompt(name: &str, args: &str) -> Tmux {
+    let t = Tmux::start(name, "bash --norc --noprofile -i");
+    t.wait_for("$");
+    t.text(&format!("{BLITTY} run {args}; echo {name}=$?"));
+    t.keys(&["Enter"]);
+    let done = format!("{name}=0");
+    assert!(t.wait_for(&done).contains(&done), "{}", t.capture());
+    t
+}
+
 #[test]
 fn the_log_holds_every_byte_the_program_wrote_in_order() {
     assert!(tmux_available());
     let log = Scratch::new("e2e-log");
-    let t = Tmux::start("log", "bash --norc --noprofile -i");
-    t.wait_for("$");
     // Far more output than the frames show; the pty turns each \n into \r\n.
-    t.text(&format!(
-        "{BLITTY} run --log {} -- sh -c 'seq 1 200000; printf \"\\033[31mred\\033[0m\"'; echo logged=$?",
-        log.display()
-    ));
-    t.keys(&["Enter"]);
-    assert!(t.wait_for("logged=0").contains("logged=0"), "{}", t.capture());
+    blitty_at_a_prompt(
+        "log",
+        &format!("--log {} -- sh -c 'seq 1 200000; printf \"\\033[31mred\\033[0m\"'", log.display()),
+    );
     let mut expected: Vec<u8> = (1..=200_000).flat_map(|i| format!("{i}\r\n").into_bytes()).collect();
     expected.extend_from_slice(b"\x1b[31mred\x1b[0m");
     let got = std::fs::read(&log).expect("log written");
@@ -260,17 +268,11 @@ fn the_log_holds_every_byte_the_program_wrote_in_order() {
 fn a_frame_held_for_synchronized_output_costs_no_cpu_while_it_waits() {
     // The program begins an update (mode 2026) and waits 0.7 s in all, in five holds shorter
     // than blitty's 150 ms limit. blitty waits for the program's output or the limit; it used
-    // to poll without waiting for the whole hold (0.28 s of CPU for these 0.7 s).
+    // to poll without waiting for the rest of each hold (a quarter of a second of CPU).
     assert!(tmux_available());
     let stats = Scratch::new("e2e-sync-stats");
-    let t = Tmux::start("sync", "bash --norc --noprofile -i");
-    t.wait_for("$");
-    t.text(&format!(
-        "{BLITTY} run --stats {} -- sh -c 'for i in 1 2 3 4 5; do printf \"\\033[?2026hx\"; sleep 0.14; printf \"\\033[?2026l\"; done'; echo held=$?",
-        stats.display()
-    ));
-    t.keys(&["Enter"]);
-    assert!(t.wait_for("held=0").contains("held=0"), "{}", t.capture());
+    let hold = "for i in 1 2 3 4 5; do printf \"\\033[?2026hx\"; sleep 0.14; printf \"\\033[?2026l\"; done";
+    blitty_at_a_prompt("sync", &format!("--stats {} -- sh -c '{hold}'", stats.display()));
     let text = std::fs::read_to_string(&stats).expect("statistics written");
     let get = |k: &str| -> f64 {
         text.lines().find_map(|l| l.strip_prefix(k)?.trim().parse().ok()).unwrap_or_else(|| panic!("{k} in {text}"))
