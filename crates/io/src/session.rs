@@ -503,11 +503,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut pacer = Pacer::new(opts.hz);
 
     let mut dirty = true;
+    // Since when the program has held synchronized output (None while it does not).
     let mut sync_since: Option<Instant> = None;
-    // While a frame is held for synchronized output: when the hold ends at the latest. The loop
-    // then sleeps until that time or the program's next output (which may end the update), not
-    // until the frame it holds is due (already past: it would wake at once, again and again).
-    let mut held_until: Option<Instant> = None;
     let mut keys = Keys::new(opts.prefix);
     let mut copy = CopyMode::default();
     // A message on the top row until its time is up, and the command list (prefix ?) until
@@ -534,6 +531,10 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     while exit.is_none() {
         let now = Instant::now();
         let mut wake = Wake::default();
+        // While a frame is held for synchronized output the loop sleeps until the hold's limit or
+        // the program's next output (which may end the update), not until the held frame is due
+        // (already past: it would wake at once, again and again).
+        let held_until = sync_since.map(|t| t + SYNC_LIMIT).filter(|&t| t > now);
         if dirty && writer.idle() {
             wake.at(held_until.unwrap_or_else(|| pacer.due_at(now)));
         } else if dirty {
@@ -765,7 +766,6 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if !term.screen().modes().synchronized_output {
             sync_since = None;
         }
-        held_until = if held { sync_since.map(|t| t + SYNC_LIMIT) } else { None };
         reader.set_urgent(pacer.answering(now));
         let due = pacer.due(now);
         if dirty && !held && due && writer.idle() && exit.is_none() {

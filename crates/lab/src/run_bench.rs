@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::sessions_bench::median_of;
 use crate::workloads::{self, Rng};
 
 pub struct Options {
@@ -438,13 +439,7 @@ fn median_readers(v: &[Flood]) -> Option<[f64; 3]> {
     if all.is_empty() {
         return None;
     }
-    let mut out = [0.0; 3];
-    for (i, o) in out.iter_mut().enumerate() {
-        let mut col: Vec<f64> = all.iter().map(|r| r[i]).collect();
-        col.sort_by(|a, b| a.total_cmp(b));
-        *o = col[col.len() / 2];
-    }
-    Some(out)
+    Some(std::array::from_fn(|i| median_of(all.iter().map(|r| r[i]).collect()).0))
 }
 
 fn median_flood(mut v: Vec<Flood>) -> Flood {
