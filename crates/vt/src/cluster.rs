@@ -5,7 +5,10 @@
 //! text is appended to one byte buffer, and an id names its span. There is no hash table of
 //! texts: a new cluster costs an append, and repeated ones are found by the small cache of
 //! (cell content, mark) pairs in front of the table (see `Screen::combine`), which is what text
-//! repeats (accents, skin tones, flags). Two cells may therefore hold equal clusters under two
+//! repeats (accents, skin tones, flags). A run of marks that arrives together (stacked marks,
+//! decomposed text) is made into one cluster at once, cached under the cell and a hash of the
+//! marks and checked against the text on a hit, rather than one cluster per mark of which all
+//! but the last are garbage at once. Two cells may therefore hold equal clusters under two
 //! ids; nothing compares cells by id to compare their text.
 //!
 //! Why not a deduplicating table: with a hash table of texts, text where most clusters differ
@@ -81,10 +84,33 @@ impl Clusters {
 
     /// A new id holding `base` followed by `mark`.
     pub fn add_pair(&mut self, base: char, mark: char) -> u32 {
-        let span = Span::new(self.text.len(), base.len_utf8() + mark.len_utf8());
-        self.text.extend_from_slice(base.encode_utf8(&mut [0; 4]).as_bytes());
-        self.text.extend_from_slice(mark.encode_utf8(&mut [0; 4]).as_bytes());
-        self.hold(span)
+        // Both characters are encoded into eight bytes that are appended whole and then cut
+        // to length: one fixed-size store rather than two copies of variable length.
+        let mut buf = [0u8; 8];
+        let n = base.encode_utf8(&mut buf[..4]).len();
+        let len = n + mark.encode_utf8(&mut buf[n..]).len();
+        let start = self.text.len();
+        self.text.extend_from_slice(&buf);
+        self.text.truncate(start + len);
+        self.hold(Span::new(start, len))
+    }
+
+    /// A new id holding the first `len` bytes of `buf` (whole UTF-8, 1 to 255 bytes): a cluster
+    /// made at once from a base and a run of marks. The whole buffer is appended and then cut to
+    /// length: a copy of fixed size rather than a call to memcpy.
+    pub fn add_text<const N: usize>(&mut self, buf: &[u8; N], len: usize) -> u32 {
+        let start = self.text.len();
+        self.text.extend_from_slice(buf);
+        self.text.truncate(start + len);
+        self.hold(Span::new(start, len))
+    }
+
+    /// Whether cluster `id` holds exactly `text`.
+    #[inline]
+    pub fn holds(&self, id: u32, text: &[u8]) -> bool {
+        self.spans.get(id as usize).is_some_and(|span| {
+            span.len() == text.len() && self.text.get(span.start()..span.start() + span.len()) == Some(text)
+        })
     }
 
     /// A new id holding cluster `id`'s text followed by `mark`, or None when `id` is not held or
@@ -104,7 +130,11 @@ impl Clusters {
             self.text.extend_from_within(span.start()..span.start() + span.len());
             start
         };
-        self.text.extend_from_slice(mark.encode_utf8(&mut [0; 4]).as_bytes());
+        let mut buf = [0u8; 4];
+        mark.encode_utf8(&mut buf);
+        let end = self.text.len() + mark.len_utf8();
+        self.text.extend_from_slice(&buf);
+        self.text.truncate(end);
         Some(self.hold(Span::new(start, len)))
     }
 

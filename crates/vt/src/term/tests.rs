@@ -108,6 +108,49 @@ fn combining_marks_join_the_previous_character() {
 }
 
 #[test]
+fn a_run_of_marks_joins_as_the_marks_sent_one_at_a_time_join() {
+    // Marks that follow one another are joined at once (one cluster for the run); the
+    // reference is each mark sent alone (an SGR between them keeps them apart), joined one by
+    // one. Runs of 1 to 40 marks of two, three and four bytes (past the 64 bytes a cluster
+    // holds, where a mark that does not fit is dropped and a shorter one after it may still
+    // fit), on a narrow base, a wide one, one that already holds a cluster and an ASCII letter,
+    // at every column of screens 1 to 6 wide, with and without autowrap, over wide characters.
+    let marks = ['\u{301}', '\u{20dd}', '\u{302}', '\u{1d167}', '\u{200d}', '\u{323}', '\u{fe0f}'];
+    for base in ["é", "字", "e\u{301}", "a"] {
+        for len in 1..=40 {
+            let run: String = marks.iter().cycle().take(len).collect();
+            let apart: String = run.chars().map(|m| format!("{m}\x1b[m")).collect();
+            for cols in 1..=6 {
+                for x in 0..cols {
+                    for wrap in ["h", "l"] {
+                        let lead = wide_rows_then_column(wrap, x);
+                        let whole = term(cols, 4, &format!("{lead}{base}{run}"));
+                        let one_by_one = term(cols, 4, &format!("{lead}{base}\x1b[m{apart}"));
+                        let what =
+                            format!("{base:?} and {len} marks, {cols} columns, from column {x}, autowrap {wrap}");
+                        assert_same_screen(&whole, &one_by_one, &what);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_run_of_marks_makes_one_cluster_and_the_same_run_again_none() {
+    let mut t = Terminal::new(80, 24);
+    t.feed("a\u{323}\u{302}\u{301}".as_bytes());
+    assert_eq!(t.screen().interned_lens().1, 1, "one cluster for three marks");
+    // Decomposed Vietnamese: the same stacked vowel again and again (on one row: marks that
+    // follow a character in the last column are joined one at a time).
+    for _ in 0..30 {
+        t.feed("e\u{323}\u{302} ".as_bytes());
+    }
+    assert_eq!(t.screen().interned_lens().1, 2);
+    assert_eq!(t.screen().row_text(0), format!("a\u{323}\u{302}\u{301}{}", "e\u{323}\u{302} ".repeat(30).trim_end()));
+}
+
+#[test]
 fn invalid_utf8_prints_replacement_characters() {
     let mut t = Terminal::new(10, 1);
     t.feed(b"a\xffb");

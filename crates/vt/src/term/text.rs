@@ -57,6 +57,12 @@ const CLUSTER_CACHE_BITS: u32 = 10;
 pub(super) type ClusterCache = [(u32, u32, u32); 1 << CLUSTER_CACHE_BITS];
 pub(super) const EMPTY_CLUSTER_CACHE: ClusterCache = [(0, 0, u32::MAX); 1 << CLUSTER_CACHE_BITS];
 
+/// The cache's slot for a key: (cell content, mark or hash of marks).
+#[inline]
+fn cache_slot(key: (u32, u32)) -> usize {
+    ((key.0.wrapping_mul(0x9e37_79b9) ^ key.1.wrapping_mul(0x85eb_ca6b)) >> (32 - CLUSTER_CACHE_BITS)) as usize
+}
+
 /// The cell a zero-width character joins when the character it follows ends before column
 /// `after`: the one before, or the left half of a wide character. None at the left edge or on a
 /// spacer without its wide character (the mark is dropped).
@@ -84,8 +90,7 @@ fn joined(
     // The same character and mark make the same cluster: text repeats them (accents, skin
     // tones, flags), and a small cache answers without touching the table.
     let key = (cell.content(), mark as u32);
-    let slot =
-        ((key.0.wrapping_mul(0x9e37_79b9) ^ key.1.wrapping_mul(0x85eb_ca6b)) >> (32 - CLUSTER_CACHE_BITS)) as usize;
+    let slot = cache_slot(key);
     match cache[slot] {
         (content, m, id) if (content, m) == key && id != u32::MAX => Ok(Some(id)),
         _ if clusters.wants_collection() => Err(NeedsCollection),
@@ -99,6 +104,69 @@ fn joined(
                 cache[slot] = (key.0, key.1, id);
             }
             Ok(id)
+        }
+    }
+}
+
+/// The hash of a run of marks (see [`joined_run`]), folded a mark at a time from
+/// [`MARKS_HASH_START`]. Its top bit is set: a single mark's key is its scalar value, below
+/// 2^21, so the two kinds of key never meet in the cache.
+#[inline]
+fn marks_hash(hash: u32, mark: char) -> u32 {
+    (hash.rotate_left(7) ^ mark as u32).wrapping_mul(0x9e37_79b1) | 0x8000_0000
+}
+const MARKS_HASH_START: u32 = 0x8000_0000;
+
+/// The cluster `cell` becomes with a run of two or more `marks` joined to it, made at once
+/// (one table entry, where joining them one by one makes one per mark, all but the last
+/// garbage at once): text of stacked marks and decomposed (NFD) text, where most clusters
+/// differ. The text is what [`joined`] of each mark in turn gives (a mark that would take the
+/// cluster past [`MAX_CLUSTER`] is dropped, a shorter one after it may still fit); a repeated
+/// cluster is found in the same cache, under the cell and a hash of the marks, and checked
+/// against the table's text, as different runs of marks can share a hash. None when every
+/// mark is dropped or the cell holds nothing to join.
+fn joined_run(
+    clusters: &mut Clusters,
+    cache: &mut ClusterCache,
+    cell: Cell,
+    marks: &[char],
+) -> Result<Option<u32>, NeedsCollection> {
+    let mut text = [0u8; MAX_CLUSTER];
+    let mut len = match (cell.char_value(), cell.cluster_index()) {
+        (Some(c), _) => c.encode_utf8(&mut text).len(),
+        // (A cluster is never longer than MAX_CLUSTER; one that were could take no mark.)
+        (None, Some(i)) => match clusters.get(i).filter(|held| held.len() <= MAX_CLUSTER) {
+            Some(held) => {
+                text[..held.len()].copy_from_slice(held.as_bytes());
+                held.len()
+            }
+            None => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    let base_len = len;
+    let mut hash = MARKS_HASH_START;
+    for &m in marks {
+        let n = m.len_utf8();
+        if len + n <= MAX_CLUSTER {
+            m.encode_utf8(&mut text[len..]);
+            len += n;
+            hash = marks_hash(hash, m);
+        }
+    }
+    if len == base_len {
+        return Ok(None);
+    }
+    let (buf, text) = (&text, &text[..len]);
+    let key = (cell.content(), hash);
+    let slot = cache_slot(key);
+    match cache[slot] {
+        (content, h, id) if (content, h) == key && id != u32::MAX && clusters.holds(id, text) => Ok(Some(id)),
+        _ if clusters.wants_collection() => Err(NeedsCollection),
+        _ => {
+            let id = clusters.add_text(buf, len);
+            cache[slot] = (key.0, key.1, id);
+            Ok(Some(id))
         }
     }
 }
@@ -275,16 +343,38 @@ impl Screen {
         let mut n = 0;
         let mut last = None;
         let mut joined_from = usize::MAX;
-        for &c in chars {
+        // The width of `chars[n]` when the run of marks before it looked it up.
+        let mut known: Option<Option<usize>> = None;
+        while let Some(&c) = chars.get(n) {
             if (c as u32) < unmapped {
                 break;
             }
-            match cell_width(c) {
-                // A mark joins the character before the cursor (see `combine`).
+            match known.take().unwrap_or_else(|| cell_width(c)) {
+                // A mark joins the character before the cursor (see `combine`); a run of them
+                // joins at once.
                 Some(0) => {
+                    let rest = &chars[n..];
+                    let mut run = 1;
+                    while let Some(&m) = rest.get(run) {
+                        if (m as u32) < unmapped {
+                            break;
+                        }
+                        match cell_width(m) {
+                            Some(0) => run += 1,
+                            w => {
+                                known = Some(w);
+                                break;
+                            }
+                        }
+                    }
                     if let Some(target) = mark_target(row, x) {
                         let cell = row[target];
-                        match joined(&mut self.clusters, &mut self.cluster_cache, cell, c) {
+                        let id = if run == 1 {
+                            joined(&mut self.clusters, &mut self.cluster_cache, cell, c)
+                        } else {
+                            joined_run(&mut self.clusters, &mut self.cluster_cache, cell, &rest[..run])
+                        };
+                        match id {
                             Ok(Some(id)) => {
                                 row[target] = Cell::cluster(id, cell.is_wide(), cell.style());
                                 joined_from = joined_from.min(target);
@@ -293,7 +383,7 @@ impl Screen {
                             Err(NeedsCollection) => break,
                         }
                     }
-                    n += 1;
+                    n += run;
                     continue;
                 }
                 Some(1) if x < right => {
@@ -436,6 +526,27 @@ impl Screen {
 #[cfg(test)]
 mod width_tests {
     use super::*;
+
+    #[test]
+    fn a_run_of_marks_found_in_the_cache_is_checked_against_the_table() {
+        // Different runs of marks can share a hash (and so a cache entry): an entry whose
+        // cluster holds other marks is not taken, and the run gets a cluster of its own.
+        let mut clusters = Clusters::new(1024);
+        let mut cache = Box::new(EMPTY_CLUSTER_CACHE);
+        let cell = Cell::char('a', false, 0);
+        let (one, other) = (['\u{301}', '\u{302}'], ['\u{303}', '\u{304}']);
+        let first = joined_run(&mut clusters, &mut cache, cell, &one).ok().flatten().unwrap();
+        assert_eq!(joined_run(&mut clusters, &mut cache, cell, &one).ok().flatten(), Some(first), "a cache hit");
+        assert_eq!(clusters.len(), 1);
+        // The entry the other run looks up now names the first run's cluster, as a collision
+        // of hashes would.
+        let key = (cell.content(), other.iter().fold(MARKS_HASH_START, |h, &m| marks_hash(h, m)));
+        cache[cache_slot(key)] = (key.0, key.1, first);
+        let second = joined_run(&mut clusters, &mut cache, cell, &other).ok().flatten().unwrap();
+        assert_ne!(second, first);
+        assert_eq!(clusters.get(second), Some("a\u{303}\u{304}"));
+        assert_eq!(clusters.get(first), Some("a\u{301}\u{302}"));
+    }
 
     #[test]
     fn a_set_says_it_maps_to_single_cells_exactly_when_every_printable_byte_does() {
