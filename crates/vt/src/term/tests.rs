@@ -137,6 +137,29 @@ fn a_run_of_marks_joins_as_the_marks_sent_one_at_a_time_join() {
 }
 
 #[test]
+fn every_zero_width_character_joins_in_a_run_as_it_joins_alone() {
+    // Every scalar value the width table gives no width, in runs of 1 to 6 after a letter and
+    // after a wide character (runs long enough to pass a cluster's 64 bytes among them),
+    // against the same characters each sent alone.
+    let marks: Vec<char> =
+        (0..=0x10_ffffu32).filter_map(char::from_u32).filter(|&c| super::text::cell_width(c) == Some(0)).collect();
+    assert!(marks.len() > 2000, "{} zero-width characters", marks.len());
+    let (mut at, mut k) = (0, 0);
+    while at < marks.len() {
+        let run = &marks[at..(at + 1 + k % 6).min(marks.len())];
+        at += run.len();
+        k += 1;
+        let run = if k % 3 == 0 { run.repeat(8) } else { run.to_vec() };
+        let base = if k % 2 == 0 { "a" } else { "字" };
+        let whole: String = run.iter().collect();
+        let apart: String = run.iter().map(|m| format!("{m}\x1b[m")).collect();
+        let a = term(8, 2, &format!("x{base}{whole}y"));
+        let b = term(8, 2, &format!("x{base}\x1b[m{apart}y"));
+        assert_same_screen(&a, &b, &format!("{base} and {:?}", run.iter().map(|&c| c as u32).collect::<Vec<_>>()));
+    }
+}
+
+#[test]
 fn a_run_of_marks_makes_one_cluster_and_the_same_run_again_none() {
     let mut t = Terminal::new(80, 24);
     t.feed("a\u{323}\u{302}\u{301}".as_bytes());
