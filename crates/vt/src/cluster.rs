@@ -84,25 +84,28 @@ impl Clusters {
 
     /// A new id holding `base` followed by `mark`.
     pub fn add_pair(&mut self, base: char, mark: char) -> u32 {
-        // Both characters are encoded into eight bytes that are appended whole and then cut
-        // to length: one fixed-size store rather than two copies of variable length.
         let mut buf = [0u8; 8];
         let n = base.encode_utf8(&mut buf[..4]).len();
         let len = n + mark.encode_utf8(&mut buf[n..]).len();
-        let start = self.text.len();
-        self.text.extend_from_slice(&buf);
-        self.text.truncate(start + len);
+        self.add_text(&buf, len)
+    }
+
+    /// A new id holding the first `len` bytes of `buf` (whole UTF-8, 1 to 255 bytes): a pair, or
+    /// a cluster made at once from a base and a run of marks.
+    pub fn add_text<const N: usize>(&mut self, buf: &[u8; N], len: usize) -> u32 {
+        let start = self.append(buf, len);
         self.hold(Span::new(start, len))
     }
 
-    /// A new id holding the first `len` bytes of `buf` (whole UTF-8, 1 to 255 bytes): a cluster
-    /// made at once from a base and a run of marks. The whole buffer is appended and then cut to
-    /// length: a copy of fixed size rather than a call to memcpy.
-    pub fn add_text<const N: usize>(&mut self, buf: &[u8; N], len: usize) -> u32 {
+    /// Appends the first `len` bytes of `buf` to the arena and returns where they start. The
+    /// whole buffer is appended and then cut to length: one copy of fixed size, where a copy of
+    /// `len` bytes is a call to memcpy (most texts are a few bytes).
+    #[inline]
+    fn append<const N: usize>(&mut self, buf: &[u8; N], len: usize) -> usize {
         let start = self.text.len();
         self.text.extend_from_slice(buf);
         self.text.truncate(start + len);
-        self.hold(Span::new(start, len))
+        start
     }
 
     /// Whether cluster `id` holds exactly `text`.
@@ -131,10 +134,8 @@ impl Clusters {
             start
         };
         let mut buf = [0u8; 4];
-        mark.encode_utf8(&mut buf);
-        let end = self.text.len() + mark.len_utf8();
-        self.text.extend_from_slice(&buf);
-        self.text.truncate(end);
+        let n = mark.encode_utf8(&mut buf).len();
+        self.append(&buf, n);
         Some(self.hold(Span::new(start, len)))
     }
 

@@ -89,17 +89,35 @@ fn joined(
 ) -> Result<Option<u32>, NeedsCollection> {
     // The same character and mark make the same cluster: text repeats them (accents, skin
     // tones, flags), and a small cache answers without touching the table.
-    let key = (cell.content(), mark as u32);
+    through_cache(
+        clusters,
+        cache,
+        (cell.content(), mark as u32),
+        |_, _| true,
+        |clusters| match (cell.char_value(), cell.cluster_index()) {
+            (Some(c), _) => Some(clusters.add_pair(c, mark)),
+            (None, Some(i)) => clusters.extend(i, mark, MAX_CLUSTER),
+            _ => None,
+        },
+    )
+}
+
+/// The cluster cached under `key` when its entry is there and `valid` takes it; else a new one
+/// made by `make` (None: nothing to join) and cached, unless the table wants a collection first.
+#[inline]
+fn through_cache(
+    clusters: &mut Clusters,
+    cache: &mut ClusterCache,
+    key: (u32, u32),
+    valid: impl Fn(&Clusters, u32) -> bool,
+    make: impl FnOnce(&mut Clusters) -> Option<u32>,
+) -> Result<Option<u32>, NeedsCollection> {
     let slot = cache_slot(key);
     match cache[slot] {
-        (content, m, id) if (content, m) == key && id != u32::MAX => Ok(Some(id)),
+        (a, b, id) if (a, b) == key && id != u32::MAX && valid(clusters, id) => Ok(Some(id)),
         _ if clusters.wants_collection() => Err(NeedsCollection),
         _ => {
-            let id = match (cell.char_value(), cell.cluster_index()) {
-                (Some(c), _) => Some(clusters.add_pair(c, mark)),
-                (None, Some(i)) => clusters.extend(i, mark, MAX_CLUSTER),
-                _ => None,
-            };
+            let id = make(clusters);
             if let Some(id) = id {
                 cache[slot] = (key.0, key.1, id);
             }
@@ -157,18 +175,13 @@ fn joined_run(
     if len == base_len {
         return Ok(None);
     }
-    let (buf, text) = (&text, &text[..len]);
-    let key = (cell.content(), hash);
-    let slot = cache_slot(key);
-    match cache[slot] {
-        (content, h, id) if (content, h) == key && id != u32::MAX && clusters.holds(id, text) => Ok(Some(id)),
-        _ if clusters.wants_collection() => Err(NeedsCollection),
-        _ => {
-            let id = clusters.add_text(buf, len);
-            cache[slot] = (key.0, key.1, id);
-            Ok(Some(id))
-        }
-    }
+    through_cache(
+        clusters,
+        cache,
+        (cell.content(), hash),
+        |clusters, id| clusters.holds(id, &text[..len]),
+        |clusters| Some(clusters.add_text(&text, len)),
+    )
 }
 
 impl Screen {
