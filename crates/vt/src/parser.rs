@@ -42,6 +42,13 @@ pub trait Perform {
     fn execute(&mut self, control: u8);
     fn esc_dispatch(&mut self, intermediates: &[u8], final_byte: u8);
     fn csi_dispatch(&mut self, params: &Params, private: u8, intermediates: &[u8], final_byte: u8);
+    /// SGR in its shortest forms, whole in one buffer: `CSI m` (`None`) and `CSI Ps m` with one
+    /// or two digits (a reset, one attribute or one colour: most of what `ls`, `git`, compilers
+    /// and editors send). The same as [`Perform::csi_dispatch`] of those parameters and `m`,
+    /// which is what the default does; a screen sets the pen without the general parse.
+    fn short_sgr(&mut self, value: Option<u16>) {
+        self.csi_dispatch(&Params::of(value), 0, &[], b'm');
+    }
     /// An OSC string (at most [`MAX_OSC`] bytes); `bel` tells whether BEL ended it rather than
     /// ST, so that an answer can end the same way (xterm).
     fn osc_dispatch(&mut self, payload: &[u8], bel: bool);
@@ -123,6 +130,16 @@ impl Params {
         i < self.len && self.sub & (1 << i) != 0
     }
 
+    /// No parameter, or the one given.
+    fn of(value: Option<u16>) -> Params {
+        let mut p = Params::default();
+        if let Some(v) = value {
+            p.vals[0] = v;
+            p.len = 1;
+        }
+        p
+    }
+
     fn clear(&mut self) {
         self.len = 0;
         self.sub = 0;
@@ -170,6 +187,30 @@ impl Params {
         (self.len, self.sub, self.full) = (len, sub, full);
         n
     }
+}
+
+/// `CSI m`, or `CSI Ps m` with one or two digits, at the start of `bytes` (just after `ESC [`):
+/// its parameter (`None` for none) and its length. Anything longer or else is None, and goes
+/// the general way, as does a sequence with fewer than three bytes after `ESC [` in the buffer.
+/// Every other CSI passes through here too, so a miss is found in as few tests as can be.
+#[inline(always)]
+fn short_sgr(bytes: &[u8]) -> Option<(Option<u16>, usize)> {
+    let &[a, b, c, ..] = bytes else { return None };
+    if a == b'm' {
+        return Some((None, 1));
+    }
+    let high = a.wrapping_sub(b'0');
+    if high > 9 {
+        return None;
+    }
+    if b == b'm' {
+        return Some((Some(high as u16), 2));
+    }
+    let low = b.wrapping_sub(b'0');
+    if low > 9 || c != b'm' {
+        return None;
+    }
+    Some((Some(high as u16 * 10 + low as u16), 3))
 }
 
 /// An instance of the state machine's states (named as on vt100.net).
@@ -302,6 +343,11 @@ impl Parser {
             } else if b == 0x1b {
                 match bytes.get(i + 1) {
                     Some(b'[') => {
+                        if let Some((value, n)) = short_sgr(&bytes[i + 2..]) {
+                            p.short_sgr(value);
+                            i += 2 + n;
+                            continue;
+                        }
                         // A whole CSI sequence is parsed in one pass; otherwise the state
                         // machine takes it from CSI entry.
                         self.enter(State::CsiEntry);
@@ -821,7 +867,8 @@ mod tests {
         fn a_stream_is_recognised_as_the_state_machine_alone_recognises_it(
             pieces in proptest::collection::vec(proptest::sample::select(vec![
                 &b"a"[..], b"xyz", b"\r\n", b"\r", b"\n", b"\x08", b"\x07", b"\x00", b"\x7f", b"\x18", b"\x1a",
-                b"\x1b", b"\x1b[", b"\x1b[1;2H", b"\x1b[m", b"\x1b[38:5:1m", b"\x1b[?25l", b"\x1b[>c", b"\x1b[ q",
+                b"\x1b", b"\x1b[", b"\x1b[1;2H", b"\x1b[m", b"\x1b[1m", b"\x1b[42m", b"\x1b[107m",
+                b"\x1b[38:5:1m", b"\x1b[?25l", b"\x1b[>c", b"\x1b[ q",
                 b"\x1b[1$p", b"1", b";", b":", b"?", b"m", b"\x1b(0", b"\x1b(", b"\x1b)B", b"\x1b7", b"\x1b8",
                 b"\x1bM", b"\x1bP", b"\x1bP$qm", b"\x1b\\", b"\x1b]0;t", b"\x1b]", b"\x1bX", b"\x1b^", b"\x1b_",
                 b"\x1b[", b"\x1b#8", b"\x1b %", b"\x1b\x7f", b"\x1b\r", b"\xc3\xa9", b"\xe5\xad\x97", b"\xe5",
@@ -839,6 +886,24 @@ mod tests {
             let cut = cut % (s.len() + 1);
             proptest::prop_assert_eq!(&parse_joined(&[&s[..cut], &s[cut..]]), &reference, "cut at {}", cut);
         }
+    }
+
+    #[test]
+    fn the_shortest_sgrs_are_recognised_as_the_state_machine_recognises_them() {
+        // `CSI m` and `CSI Ps m` with one or two digits take a lane of their own; three digits,
+        // two parameters, a private marker or an intermediate go the general way. Each is
+        // followed by text and fed whole, and must read as the table reads it.
+        let mut forms: Vec<String> = vec![String::new()];
+        forms.extend((0..10).map(|d| d.to_string()));
+        forms.extend((0..100).map(|n| format!("{n:02}")));
+        forms.extend(["100", "007", "1;", ";1", "?1", "1 ", "1:2", ":"].map(String::from));
+        for form in forms {
+            let s = format!("\x1b[{form}mx\x1b[{form}m");
+            let mut reference = Log::default();
+            Parser::new().advance_by_the_table(&mut reference, s.as_bytes());
+            assert_eq!(parse_joined(&[s.as_bytes()]), join_runs(reference.0), "CSI {form} m");
+        }
+        assert_eq!(parse(&[b"\x1b[mx\x1b[7m\x1b[42my"]), ["csi  m", "print x", "csi [7] m", "csi [42] m", "print y"]);
     }
 
     #[test]

@@ -66,6 +66,11 @@ impl Perform for Screen {
         }
     }
 
+    #[inline]
+    fn short_sgr(&mut self, value: Option<u16>) {
+        self.short_graphic_rendition(value);
+    }
+
     fn csi_dispatch(&mut self, p: &Params, private: u8, intermediates: &[u8], final_byte: u8) {
         if final_byte == b'm' && private == 0 && intermediates.is_empty() {
             // SGR first: it is most of the sequences colour-dense output sends.

@@ -123,6 +123,20 @@ impl Screen {
         }
         self.pen_changed();
     }
+
+    /// SGR with no parameter (`None`) or one, no sub-parameter, from the parser's lane for the
+    /// shortest SGRs: what [`Self::select_graphic_rendition`] does with it. 38, 48 and 58 alone
+    /// name no colour and change nothing there, as [`simple`] ignores them here. Not inlined:
+    /// the parser's loop, where it is called, keeps its registers.
+    #[inline(never)]
+    pub(crate) fn short_graphic_rendition(&mut self, value: Option<u16>) {
+        let s = &mut self.pen.style;
+        match value {
+            None => *s = reset(*s),
+            Some(n) => simple(s, n),
+        }
+        self.pen_changed();
+    }
 }
 
 /// One SGR parameter that takes no sub-parameters and no following parameters (everything but

@@ -846,6 +846,34 @@ fn sgr_of_one_or_two_parameters_does_what_the_general_walk_does() {
 }
 
 #[test]
+fn the_shortest_sgrs_set_the_pen_as_the_general_parse_does() {
+    // `CSI m` and `CSI Ps m` with one or two digits (leading zero or not) go from the parser
+    // straight to the pen. The same parameter with a second the engine ignores (10, the primary
+    // font) goes the general way, and so does the sequence fed a byte at a time (the state
+    // machine). From pens with attributes, colours, a hyperlink and DECSCA protection set (SGR 0
+    // keeps the last two), and from the default pen.
+    let starts = ["\x1b[1;3;4;7;31;42;58;5;9m\x1b]8;;http://x\x1b\\\x1b[1\"q", "\x1b[2;5;53;38;2;1;2;3;100m", ""];
+    let mut forms: Vec<String> = vec![String::new()];
+    forms.extend((0..10).map(|d| d.to_string()));
+    forms.extend((0..100).map(|n| format!("{n:02}")));
+    for start in starts {
+        for form in &forms {
+            let input = format!("{start}\x1b[{form}mx");
+            let short = term(2, 1, &input);
+            let general = if form.is_empty() { "0;10".to_string() } else { format!("{form};10") };
+            let walked = term(2, 1, &format!("{start}\x1b[{general}mx"));
+            let mut stepped = Terminal::with_scrollback(2, 1, 100);
+            for b in input.as_bytes() {
+                stepped.feed(std::slice::from_ref(b));
+            }
+            let what = format!("SGR {form:?} after {start:?}");
+            assert_eq!(pen_style(&short, 0, 0), pen_style(&walked, 0, 0), "{what}");
+            assert_eq!(pen_style(&short, 0, 0), pen_style(&stepped, 0, 0), "{what}, a byte at a time");
+        }
+    }
+}
+
+#[test]
 fn sgr_colours_in_every_form() {
     let t = term(12, 1, "\x1b[31;42mA\x1b[91;102mB\x1b[38;5;200;48;2;1;2;3mC\x1b[38:2::4:5:6mD\x1b[38:2:7:8:9mE\x1b[39;49mF\x1b[58:5:3mG\x1b[59mH");
     let s = |x| pen_style(&t, 0, x);
