@@ -84,6 +84,7 @@ impl Params {
     }
 
     /// Parameter `i`, or `default` when it is missing or 0.
+    #[inline]
     pub fn get(&self, i: usize, default: u16) -> u16 {
         match self.vals[..self.len].get(i) {
             Some(&v) if v != 0 => v,
@@ -92,6 +93,7 @@ impl Params {
     }
 
     /// Parameter `i` as given (0 when missing).
+    #[inline]
     pub fn raw(&self, i: usize) -> u16 {
         self.vals[..self.len].get(i).copied().unwrap_or(0)
     }
