@@ -246,6 +246,14 @@ impl Screen {
             self.last_char = Some(run[n - 1] as char);
             return;
         }
+        self.print_ascii_run_slow(run);
+    }
+
+    /// The runs [`Self::print_ascii_run`] does not write in place: wrapping, insert mode, a
+    /// character set, a wide character under a single byte. Out of line, so that the common
+    /// case saves and restores fewer registers.
+    #[inline(never)]
+    fn print_ascii_run_slow(&mut self, run: &[u8]) {
         match self.charsets.gl_set() {
             Some(Charset::Ascii) if !self.modes.insert => {
                 if let Some(&last) = run.last() {
