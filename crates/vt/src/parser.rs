@@ -196,7 +196,7 @@ impl Params {
 /// the general way, as does a sequence with fewer than three bytes after `ESC [` in the buffer.
 /// Every other CSI passes through here too, so a miss is found in as few tests as can be.
 #[inline(always)]
-fn short_sgr(bytes: &[u8]) -> Option<(Option<u16>, usize)> {
+fn parse_short_sgr(bytes: &[u8]) -> Option<(Option<u16>, usize)> {
     let &[a, b, c, ..] = bytes else { return None };
     if a == b'm' {
         return Some((None, 1));
@@ -345,7 +345,7 @@ impl Parser {
             } else if b == 0x1b {
                 match bytes.get(i + 1) {
                     Some(b'[') => {
-                        if let Some((value, n)) = short_sgr(&bytes[i + 2..]) {
+                        if let Some((value, n)) = parse_short_sgr(&bytes[i + 2..]) {
                             p.short_sgr(value);
                             i += 2 + n;
                             continue;

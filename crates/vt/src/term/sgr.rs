@@ -66,14 +66,8 @@ impl Screen {
             // output's pair of 256-colour or RGB colours), set without the general walk.
             let idx = |n: u16| u8::try_from(n).ok().map(Color::Indexed);
             let (fg, bg) = match *v {
-                [] => {
-                    *s = reset(*s);
-                    return self.pen_changed();
-                }
-                [n] if !matches!(n, 38 | 48 | 58) => {
-                    simple(s, n);
-                    return self.pen_changed();
-                }
+                [] => return self.short_graphic_rendition(None),
+                [n] if !matches!(n, 38 | 48 | 58) => return self.short_graphic_rendition(Some(n)),
                 [a, b] if !matches!(a, 38 | 48 | 58) && !matches!(b, 38 | 48 | 58) => {
                     simple(s, a);
                     simple(s, b);
@@ -124,8 +118,8 @@ impl Screen {
         self.pen_changed();
     }
 
-    /// SGR with no parameter (`None`) or one, no sub-parameter, from the parser's lane for the
-    /// shortest SGRs: what [`Self::select_graphic_rendition`] does with it. 38, 48 and 58 alone
+    /// SGR with no parameter (`None`) or one, no sub-parameter: the parser's lane for the
+    /// shortest SGRs, and the same shapes in [`Self::select_graphic_rendition`]. 38, 48 and 58 alone
     /// name no colour and change nothing there, as [`simple`] ignores them here. Not inlined:
     /// the parser's loop, where it is called, keeps its registers.
     #[inline(never)]
