@@ -49,6 +49,14 @@ pub trait Perform {
     fn short_sgr(&mut self, value: Option<u16>) {
         self.csi_dispatch(&Params::of(value), 0, &[], b'm');
     }
+    /// Whole lines of plain text at the start of `bytes`, which come straight after a CR LF: each
+    /// a run of printable ASCII ending in CR LF. A screen may take as many as it can at once
+    /// (the steady state of a flood of text) and returns the bytes it took, having done what
+    /// [`Perform::print_ascii`] of each line's text, then [`Perform::execute`] of its CR and
+    /// LF, would have done. The default takes none, so that every line comes the general way.
+    fn print_lines(&mut self, _bytes: &[u8]) -> usize {
+        0
+    }
     /// An OSC string (at most [`MAX_OSC`] bytes); `bel` tells whether BEL ended it rather than
     /// ST, so that an answer can end the same way (xterm).
     fn osc_dispatch(&mut self, payload: &[u8], bel: bool);
@@ -341,6 +349,9 @@ impl Parser {
                     p.execute(b'\r');
                     p.execute(b'\n');
                     i += 2;
+                    // More whole lines may follow (a flood of text): the screen takes what it
+                    // can of them at once.
+                    i += p.print_lines(&bytes[i..]);
                 }
             } else if b == 0x1b {
                 match bytes.get(i + 1) {

@@ -161,6 +161,94 @@ proptest! {
     }
 }
 
+/// Lines of plain text ending in CR LF (of every length from empty to wider than the screen),
+/// between what decides whether the screen may take a stretch of them at once: the pen (default,
+/// a palette colour, a background, an RGB colour), a wide character on the bottom row, the
+/// cursor off the bottom row (and above a bottom row with text on it, so that the first line
+/// taken at once overwrites it), scroll margins top/bottom and left/right, insert mode, autowrap
+/// off, newline mode, DEC graphics in GL, the alternate screen, LF alone, and REP after them.
+fn plain_lines() -> impl Strategy<Value = Vec<u8>> {
+    let line = (prop_oneof![3 => 0usize..8, 1 => 0usize..34], any::<u8>()).prop_map(|(n, seed)| {
+        let mut l: Vec<u8> = (0..n).map(|i| 0x20 + ((seed as usize + 7 * i) % 95) as u8).collect();
+        l.extend_from_slice(b"\r\n");
+        l
+    });
+    const STATE: &[&[u8]] = &[
+        b"\x1b[m",
+        b"\x1b[31m",
+        b"\x1b[44m",
+        b"\x1b[38;2;1;2;3m",
+        b"\x1b[1;4;7m",
+        b"\xe5\xad\x97",
+        b"\x1b[999;1H\x1b[C\xe5\xad\x97\r",
+        b"\x1b[2;1H",
+        b"\x1b[999;1H\xe5\xad\x97ab\xe5\xad\x97\x1b[A\r",
+        b"\x1b[?69h\x1b[1;3s\x1b[999;1H",
+        b"\x1b[?69h\x1b[2;4s\x1b[999;1H",
+        b"\x1b[2r",
+        b"\x1b[r",
+        b"\x1b[?69h\x1b[2;5s",
+        b"\x1b[?69l",
+        b"\x1b[4h",
+        b"\x1b[4l",
+        b"\x1b[?7l",
+        b"\x1b[?7h",
+        b"\x1b[20h",
+        b"\x1b[20l",
+        b"\x1b(0",
+        b"\x1b(B",
+        b"\x1b[?1049h",
+        b"\x1b[?1049l",
+        b"x\n",
+        b"\x1b[3b",
+        b"\x1b[999;1H",
+    ];
+    let piece = prop_oneof![
+        8 => prop::collection::vec(line, 1..12).prop_map(|v| v.concat()),
+        2 => prop::sample::select(STATE).prop_map(|b| b.to_vec()),
+    ];
+    prop::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16384, ..ProptestConfig::default() })]
+
+    /// The parser offers the screen the whole lines after a CR LF, which it takes at once in a
+    /// flood (the bottom row of a full screen, history full); one byte per read, every line
+    /// comes the general way. The screen, the history, the styles, the cursor, what is damaged
+    /// and REP's character must not tell the two apart, at every size from 1x1 and with a
+    /// history that fills after a few lines (and none).
+    #[test]
+    fn whole_lines_at_once_give_what_one_byte_at_a_time_gives(data in plain_lines(), cols in 1usize..30, rows in 1usize..8, scrollback in 0usize..6) {
+        let screen = |chunks: &[&[u8]]| {
+            let mut t = Terminal::with_scrollback(cols, rows, scrollback);
+            for c in chunks {
+                t.feed(c);
+            }
+            if let Err(v) = t.screen().check_integrity() {
+                panic!("{v}");
+            }
+            // REP repeats the last character printed, wherever the cursor is now.
+            t.feed(b"\x1b[?1049l\x1b[1;1H\x1b[2b");
+            let s = t.screen();
+            let mut out = s.dump_text();
+            let c = s.cursor();
+            out.push_str(&format!("cursor {} {} {} scrolled {} pushed {}\n", c.x, c.y, c.pending_wrap, s.scrolled(), s.history_pushed()));
+            for y in 0..s.rows() {
+                let row = s.row(y);
+                out.push_str(&format!("{:?} {:?} {:?}\n", row.iter().map(|&c| row.style(c)).collect::<Vec<_>>(), s.row_wrapped(y), s.row_damage(y)));
+            }
+            for i in 0..s.history_len() {
+                let row = s.history_row(i);
+                out.push_str(&format!("{:?} {:?} {:?}\n", s.cells_text(&row), row.iter().map(|&c| row.style(c)).collect::<Vec<_>>(), s.history_wrapped(i)));
+            }
+            out
+        };
+        let bytes: Vec<&[u8]> = data.chunks(1).collect();
+        prop_assert_eq!(screen(&[&data]), screen(&bytes));
+    }
+}
+
 /// Bytes biased towards what terminals parse: escapes, CSI parameters, UTF-8 lead bytes.
 fn terminal_bytes() -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![

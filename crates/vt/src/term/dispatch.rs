@@ -14,6 +14,16 @@ impl Perform for Screen {
         self.print_char(c);
     }
 
+    #[inline]
+    fn print_lines(&mut self, bytes: &[u8]) -> usize {
+        // Off the bottom row (full-screen programs, scroll regions) the lines are not taken:
+        // one test here rather than a call.
+        if self.cursor.y + 1 != self.rows || self.alt_active {
+            return 0;
+        }
+        self.print_whole_lines(bytes)
+    }
+
     fn print_run(&mut self, chars: &[char]) {
         self.print_chars(chars);
     }

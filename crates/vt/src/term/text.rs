@@ -7,6 +7,7 @@ use super::state::Charset;
 use super::{split_wide_cells, Screen, MAX_CLUSTER};
 use crate::cell::Cell;
 use crate::cluster::Clusters;
+use crate::Color;
 
 /// The cells a character takes, decided for every value the width table can return:
 /// - no width (C0, DEL, C1 controls): 0 cells, not printed (they are controls, never glyphs);
@@ -247,6 +248,57 @@ impl Screen {
             return;
         }
         self.print_ascii_run_slow(run);
+    }
+
+    /// Whole lines of plain text, each printable ASCII no wider than the screen and ending in
+    /// CR LF, written while the cursor is at the start of the bottom row of a screen
+    /// that scrolls whole into a full history (a flood of text): each line's cells are written
+    /// into the bottom row, then the oldest history row is recycled as the new bottom row.
+    /// What [`Self::print_ascii_run`], CR and LF would do for each, with what they test
+    /// tested once for all the lines. Returns the bytes taken: none when the screen is in any
+    /// other state, and up to the first line that is not whole, plain and short.
+    #[inline(never)]
+    pub(crate) fn print_whole_lines(&mut self, bytes: &[u8]) -> usize {
+        let Some(style) = self.pen.fixed else { return 0 };
+        if self.cursor.x != 0
+            || self.cursor.pending_wrap
+            || self.cursor.y + 1 != self.rows
+            || self.bottom + 1 != self.rows
+            || self.top != 0
+            || !self.full_width()
+            || self.alt_active
+            || self.modes.insert
+            || !self.charsets.gl_is_ascii()
+            || self.pen.style.bg != Color::Default
+            || !self.main.history_full()
+        {
+            return 0;
+        }
+        let (y, cols) = (self.cursor.y, self.cols);
+        let mut taken = 0;
+        let mut last = None;
+        loop {
+            let rest = &bytes[taken..];
+            let n = crate::scan::printable_ascii_len(rest);
+            // A line wider than the screen wraps: the general way. One exactly as wide leaves a
+            // pending wrap that its CR takes back, so it is taken here.
+            if n > cols || rest.get(n..n + 2) != Some(b"\r\n") {
+                break;
+            }
+            if n > 0 {
+                let (row, meta) = self.main.row_meta_mut(y);
+                let (s, e) = split_wide_cells(row, 0, n);
+                crate::scan::write_ascii(&mut row[..n], &rest[..n], style);
+                meta.touch(s, e);
+                last = Some(rest[n - 1]);
+            }
+            self.main.scroll_screen_into_full_history();
+            taken += n + 2;
+        }
+        if let Some(b) = last {
+            self.last_char = Some(b as char);
+        }
+        taken
     }
 
     /// The runs [`Self::print_ascii_run`] does not write in place: wrapping, insert mode, a
