@@ -162,11 +162,12 @@ proptest! {
 }
 
 /// Lines of plain text ending in CR LF (of every length from empty to wider than the screen),
-/// between what decides whether the screen may take a stretch of them at once: the pen (default,
-/// a palette colour, a background, an RGB colour), a wide character on the bottom row, the
-/// cursor off the bottom row (and above a bottom row with text on it, so that the first line
-/// taken at once overwrites it), scroll margins top/bottom and left/right, insert mode, autowrap
-/// off, newline mode, DEC graphics in GL, the alternate screen, LF alone, and REP after them.
+/// between what decides whether the screen may take a stretch of them at once, and how it
+/// writes and scrolls them: the pen (default, a palette colour, a background, an RGB colour), a
+/// wide character on the bottom row, the cursor off the bottom row (and above a bottom row with
+/// text on it, so that the first line taken at once overwrites it), scroll margins top/bottom
+/// and left/right, insert mode, autowrap off, newline mode, DEC graphics in GL, the alternate
+/// screen, LF alone, and REP after them.
 fn plain_lines() -> impl Strategy<Value = Vec<u8>> {
     let line = (prop_oneof![3 => 0usize..8, 1 => 0usize..34], any::<u8>()).prop_map(|(n, seed)| {
         let mut l: Vec<u8> = (0..n).map(|i| 0x20 + ((seed as usize + 7 * i) % 95) as u8).collect();
@@ -214,7 +215,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 16384, ..ProptestConfig::default() })]
 
     /// The parser offers the screen the whole lines after a CR LF, which it takes at once in a
-    /// flood (the bottom row of a full screen, history full); one byte per read, every line
+    /// flood (the bottom row of a screen that scrolls whole); one byte per read, every line
     /// comes the general way. The screen, the history, the styles, the cursor, what is damaged
     /// and REP's character must not tell the two apart, at every size from 1x1 and with a
     /// history that fills after a few lines (and none).

@@ -7,7 +7,6 @@ use super::state::Charset;
 use super::{split_wide_cells, Screen, MAX_CLUSTER};
 use crate::cell::Cell;
 use crate::cluster::Clusters;
-use crate::Color;
 
 /// The cells a character takes, decided for every value the width table can return:
 /// - no width (C0, DEL, C1 controls): 0 cells, not printed (they are controls, never glyphs);
@@ -251,15 +250,15 @@ impl Screen {
     }
 
     /// Whole lines of plain text, each printable ASCII no wider than the screen and ending in
-    /// CR LF, written while the cursor is at the start of the bottom row of a screen
-    /// that scrolls whole into a full history (a flood of text): each line's cells are written
-    /// into the bottom row, then the oldest history row is recycled as the new bottom row.
-    /// What [`Self::print_ascii_run`], CR and LF would do for each, with what they test
-    /// tested once for all the lines. Returns the bytes taken: none when the screen is in any
-    /// other state, and up to the first line that is not whole, plain and short.
+    /// CR LF, written while the cursor is at the start of the bottom row of a screen that
+    /// scrolls whole (a flood of text): each line's cells are written into the bottom row, then
+    /// the screen scrolls as LF scrolls it (`index`: into the history, recycling its oldest
+    /// row once it is full). What [`Self::print_ascii_run`], CR and LF would do for each, with
+    /// what decides where and how a run is written tested once for all the lines. Returns the
+    /// bytes taken: none when the screen is in any other state, and up to the first line that
+    /// is not whole, plain and no wider than the screen.
     #[inline(never)]
     pub(crate) fn print_whole_lines(&mut self, bytes: &[u8]) -> usize {
-        let Some(style) = self.pen.fixed else { return 0 };
         if self.cursor.x != 0
             || self.cursor.pending_wrap
             || self.cursor.y + 1 != self.rows
@@ -269,8 +268,6 @@ impl Screen {
             || self.alt_active
             || self.modes.insert
             || !self.charsets.gl_is_ascii()
-            || self.pen.style.bg != Color::Default
-            || !self.main.history_full()
         {
             return 0;
         }
@@ -286,13 +283,16 @@ impl Screen {
                 break;
             }
             if n > 0 {
+                let style = self.pen_id(y);
                 let (row, meta) = self.main.row_meta_mut(y);
                 let (s, e) = split_wide_cells(row, 0, n);
                 crate::scan::write_ascii(&mut row[..n], &rest[..n], style);
                 meta.touch(s, e);
                 last = Some(rest[n - 1]);
             }
-            self.main.scroll_screen_into_full_history();
+            // CR leaves the cursor where it is (column 0, as the text was written from there
+            // without moving it), and LF scrolls: the cursor stays at the start of the bottom row.
+            self.index();
             taken += n + 2;
         }
         if let Some(b) = last {
