@@ -16,9 +16,11 @@ impl Perform for Screen {
 
     #[inline]
     fn print_lines(&mut self, bytes: &[u8]) -> usize {
-        // Off the bottom row (full-screen programs, scroll regions) the lines are not taken:
-        // one test here rather than a call.
-        if self.cursor.y + 1 != self.rows || self.alt_active {
+        // Off the bottom row (full-screen programs, scroll regions), or when the next line does
+        // not start as plain text (non-Latin text, escape sequences), the lines are not taken:
+        // a few tests here rather than a call.
+        let plain = |b: u8| (0x20..0x7f).contains(&b) || b == b'\r';
+        if self.cursor.y + 1 != self.rows || self.alt_active || !bytes.first().is_some_and(|&b| plain(b)) {
             return 0;
         }
         self.print_whole_lines(bytes)
