@@ -199,12 +199,6 @@ impl Grid {
         self.lines.len() - self.rows
     }
 
-    /// Whether scrolling recycles the oldest history row (the history holds all it may).
-    #[inline]
-    pub fn history_full(&self) -> bool {
-        self.history_cap > 0 && self.history_len() >= self.history_cap
-    }
-
     pub fn history_cap(&self) -> usize {
         self.history_cap
     }

@@ -154,8 +154,7 @@ impl Screen {
                 && self.top == 0
                 && self.full_width()
                 && !self.alt_active
-                && self.pen.style.bg == Color::Default
-                && self.main.scroll_screen_into_full_history()
+                && self.recycle_line()
             {
                 return;
             }
@@ -165,6 +164,14 @@ impl Screen {
         } else if self.cursor.y + 1 < self.rows {
             self.cursor.y += 1;
         }
+    }
+
+    /// The steady state of a scroll of the whole main screen (the caller knows it is one): in
+    /// the default background, with the history full, the oldest history row becomes the new
+    /// bottom row at once. False, having done nothing, otherwise (the general scroll then).
+    #[inline(always)]
+    pub(crate) fn recycle_line(&mut self) -> bool {
+        self.pen.style.bg == Color::Default && self.main.scroll_screen_into_full_history()
     }
 
     /// LF, VT, FF: IND, plus CR in newline mode (LNM).

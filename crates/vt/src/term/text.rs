@@ -7,7 +7,6 @@ use super::state::Charset;
 use super::{split_wide_cells, Screen, MAX_CLUSTER};
 use crate::cell::Cell;
 use crate::cluster::Clusters;
-use crate::Color;
 
 /// The cells a character takes, decided for every value the width table can return:
 /// - no width (C0, DEL, C1 controls): 0 cells, not printed (they are controls, never glyphs);
@@ -295,7 +294,7 @@ impl Screen {
             // without moving it), and LF scrolls: the cursor stays at the start of the bottom row.
             // The steady state of `index` here, inline (the state it tests first holds for the
             // whole stretch); `index` itself otherwise.
-            if !(self.pen.style.bg == Color::Default && self.main.scroll_screen_into_full_history()) {
+            if !self.recycle_line() {
                 self.index();
             }
             taken += n + 2;
