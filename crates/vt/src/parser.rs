@@ -57,6 +57,9 @@ pub trait Perform {
     fn print_lines(&mut self, _bytes: &[u8]) -> usize {
         0
     }
+    /// DEL (0x7F) in the ground state. Nothing, for a terminal without 96-character sets; a
+    /// screen prints through one in GL (xterm), as its last position.
+    fn delete(&mut self) {}
     /// An OSC string (at most [`MAX_OSC`] bytes); `bel` tells whether BEL ended it rather than
     /// ST, so that an answer can end the same way (xterm).
     fn osc_dispatch(&mut self, payload: &[u8], bel: bool);
@@ -395,6 +398,7 @@ impl Parser {
                 }
                 i += 1;
             } else if b == 0x7f {
+                p.delete();
                 i += 1;
             } else if let Some((c, len)) = decode_whole(&bytes[i..]) {
                 // A whole, valid sequence in the buffer: decoded in place, no state kept.
@@ -616,6 +620,8 @@ impl Parser {
                     p.execute(b)
                 } else if b != 0x7f {
                     p.print_ascii(&[b])
+                } else {
+                    p.delete()
                 }
             }
             Escape => match b {
@@ -800,6 +806,9 @@ mod tests {
         }
         fn execute(&mut self, control: u8) {
             self.0.push(format!("exec {control:#04x}"));
+        }
+        fn delete(&mut self) {
+            self.0.push("del".into());
         }
         fn esc_dispatch(&mut self, i: &[u8], f: u8) {
             self.0.push(format!("esc {}{}", String::from_utf8_lossy(i), f as char));

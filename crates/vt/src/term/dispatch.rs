@@ -49,6 +49,11 @@ impl Perform for Screen {
         }
     }
 
+    fn delete(&mut self) {
+        self.print_del();
+    }
+
+    #[inline]
     fn esc_dispatch(&mut self, intermediates: &[u8], final_byte: u8) {
         match (intermediates, final_byte) {
             ([], b'7') => self.save_cursor(),                    // DECSC

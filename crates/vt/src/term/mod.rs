@@ -121,6 +121,9 @@ pub struct Screen {
     cursor: Cursor,
     pen: Pen,
     charsets: state::Charsets,
+    /// Whether the last designation (SCS) was of a 96-character set: with one in GL, DEL then
+    /// prints (xterm keeps this in its parser's state, so DECSC/DECRC leave it).
+    last_designation_96: bool,
     saved_main: Option<state::SavedCursor>,
     saved_alt: Option<state::SavedCursor>,
     modes: Modes,
@@ -167,6 +170,7 @@ impl Screen {
             cursor: Cursor::default(),
             pen: Pen::default(),
             charsets: state::Charsets::default(),
+            last_designation_96: false,
             saved_main: None,
             saved_alt: None,
             modes: Modes::default(),

@@ -78,6 +78,9 @@ pub struct Modes {
     pub reverse_wrap_extended: bool,
     /// DECNKM (?66), DECKPAM/DECKPNM
     pub application_keypad: bool,
+    /// DECNRCM (?42): designations of the national replacement sets take effect (see
+    /// `Charset`). RIS resets it; DECSTR and DECSC/DECRC leave it (XTerm 379).
+    pub national: bool,
     /// DECLRMM (?69)
     pub left_right_margins: bool,
     pub mouse: MouseTracking,
@@ -109,6 +112,7 @@ impl Default for Modes {
             reverse_wrap: false,
             reverse_wrap_extended: false,
             application_keypad: false,
+            national: false,
             left_right_margins: false,
             mouse: MouseTracking::Off,
             mouse_encoding: MouseEncoding::Default,
@@ -166,6 +170,7 @@ impl Screen {
             9 => m.mouse = if on { MouseTracking::X10 } else { MouseTracking::Off },
             12 => m.cursor_blink = on,
             25 => m.cursor_visible = on,
+            42 => m.national = on,
             45 => m.reverse_wrap = on,
             95 => m.no_clear_on_columns = on,
             1045 => m.reverse_wrap_extended = on,
@@ -222,6 +227,7 @@ impl Screen {
             9 => state(m.mouse == MouseTracking::X10),
             12 => state(m.cursor_blink),
             25 => state(m.cursor_visible),
+            42 => state(m.national),
             45 => state(m.reverse_wrap),
             95 => state(m.no_clear_on_columns),
             1045 => state(m.reverse_wrap_extended),

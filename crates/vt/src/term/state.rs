@@ -7,9 +7,11 @@ use super::{cursor, Cursor, Modes, Pen, Screen};
 use crate::style::{Attrs, Style};
 
 /// The character sets a designation can select. xterm's default conformance level (VT420)
-/// decides which: the national replacement sets need DECNRCM, which is not implemented, and
-/// the ISO 8859 sets other than Latin-1 need a VT520; designating any of those selects ASCII,
-/// as xterm does for a set it does not know.
+/// decides which: the national replacement sets (NRCS) only while DECNRCM is set (a national
+/// set designated while it is reset selects ASCII, and one designated while it was set stays
+/// when it is reset, as in XTerm 379), and not the ISO 8859 sets other than Latin-1 nor DEC's
+/// Greek, Hebrew, Turkish and Cyrillic sets (a VT520's): designating one of those selects
+/// ASCII, as xterm does for a set it does not know.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Charset {
     #[default]
@@ -25,10 +27,33 @@ pub enum Charset {
     DecTechnical,
     /// ESC - A (a 96-character set): ISO Latin-1 Supplemental (U+00A0..U+00FF).
     Latin1,
+    /// The national replacement sets, each ASCII with a few positions replaced (DECNRCM).
+    /// ESC ( 4.
+    Dutch,
+    /// ESC ( C, ESC ( 5.
+    Finnish,
+    /// ESC ( R, ESC ( f.
+    French,
+    /// ESC ( Q, ESC ( 9.
+    FrenchCanadian,
+    /// ESC ( K.
+    German,
+    /// ESC ( Y.
+    Italian,
+    /// ESC ( `, ESC ( E, ESC ( 6.
+    NorwegianDanish,
+    /// ESC ( % 6.
+    Portuguese,
+    /// ESC ( Z.
+    Spanish,
+    /// ESC ( H, ESC ( 7.
+    Swedish,
+    /// ESC ( =.
+    Swiss,
 }
 
 /// Shown for a position a set leaves undefined (DEC terminals show a reversed question mark;
-/// xterm draws U+2426 for it too).
+/// xterm since patch 389 stores U+2426 and draws it so; 379-388 stored U+2E2E).
 const UNDEFINED: char = '\u{2426}';
 
 impl Charset {
@@ -53,13 +78,24 @@ impl Charset {
 
     /// Every set, for tests that cover them all.
     #[cfg(test)]
-    pub(super) const ALL: [Charset; 6] = [
+    pub(super) const ALL: [Charset; 17] = [
         Charset::Ascii,
         Charset::DecSpecial,
         Charset::Uk,
         Charset::DecSupplemental,
         Charset::DecTechnical,
         Charset::Latin1,
+        Charset::Dutch,
+        Charset::Finnish,
+        Charset::French,
+        Charset::FrenchCanadian,
+        Charset::German,
+        Charset::Italian,
+        Charset::NorwegianDanish,
+        Charset::Portuguese,
+        Charset::Spanish,
+        Charset::Swedish,
+        Charset::Swiss,
     ];
 
     /// The character at 7-bit position `pos` (0x20..=0x7F) of this set, or `None` where the
@@ -75,8 +111,34 @@ impl Charset {
             Charset::DecSupplemental => Some(dec_supplemental(pos)),
             Charset::DecTechnical => Some(dec_technical(pos)),
             Charset::Latin1 => char::from_u32(pos as u32 + 0x80),
+            national => national_replacement(national, pos),
         }
     }
+}
+
+/// A national replacement set's character at `pos`, or `None` where it keeps ASCII. The
+/// positions and characters are the VT220's (its programmer reference, table 2-5), and each
+/// table was checked against what XTerm 379 shows with DECNRCM set
+/// (`scripts/xterm-screens.sh`, the `nrcs` cases).
+fn national_replacement(set: Charset, pos: u8) -> Option<char> {
+    //                    #    @    [    \    ]    ^    _    `    {    |    }    ~
+    const POSITIONS: [u8; 12] = [0x23, 0x40, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f, 0x60, 0x7b, 0x7c, 0x7d, 0x7e];
+    let table: [char; 12] = match set {
+        Charset::Dutch => ['£', '¾', 'ĳ', '½', '|', '^', '_', '`', '¨', 'ƒ', '¼', '´'],
+        Charset::Finnish => ['#', '@', 'Ä', 'Ö', 'Å', 'Ü', '_', 'é', 'ä', 'ö', 'å', 'ü'],
+        Charset::French => ['£', 'à', '°', 'ç', '§', '^', '_', '`', 'é', 'ù', 'è', '¨'],
+        Charset::FrenchCanadian => ['#', 'à', 'â', 'ç', 'ê', 'î', '_', 'ô', 'é', 'ù', 'è', 'û'],
+        Charset::German => ['#', '§', 'Ä', 'Ö', 'Ü', '^', '_', '`', 'ä', 'ö', 'ü', 'ß'],
+        Charset::Italian => ['£', '§', '°', 'ç', 'é', '^', '_', 'ù', 'à', 'ò', 'è', 'ì'],
+        Charset::NorwegianDanish => ['#', 'Ä', 'Æ', 'Ø', 'Å', 'Ü', '_', 'ä', 'æ', 'ø', 'å', 'ü'],
+        Charset::Portuguese => ['#', '@', 'Ã', 'Ç', 'Õ', '^', '_', '`', 'ã', 'ç', 'õ', '~'],
+        Charset::Spanish => ['£', '§', '¡', 'Ñ', '¿', '^', '_', '`', '°', 'ñ', 'ç', '~'],
+        Charset::Swedish => ['#', 'É', 'Ä', 'Ö', 'Å', 'Ü', '_', 'é', 'ä', 'ö', 'å', 'ü'],
+        Charset::Swiss => ['ù', 'à', 'é', 'ç', 'ê', 'î', 'è', 'ô', 'ä', 'ö', 'ü', 'û'],
+        _ => return None,
+    };
+    let i = POSITIONS.iter().position(|&p| p == pos)?;
+    Some(table[i]).filter(|&c| c != pos as char)
 }
 
 /// DEC Special Graphics: 0x5F..=0x7E as their Unicode equivalents (as xterm draws them).
@@ -119,6 +181,28 @@ fn dec_technical(pos: u8) -> char {
         'π', 'ψ', 'ρ', 'σ', 'τ', UNDEFINED, 'ƒ', 'ω', 'ξ', 'υ', 'ζ', '←', '↑', '→', '↓',
     ];
     TABLE.get((pos as usize).wrapping_sub(0x21)).copied().unwrap_or(UNDEFINED)
+}
+
+/// The national replacement set a 94-character designation selects under DECNRCM (ASCII for
+/// one this engine does not have). Out of line: `ESC ( B`, which most programs send with every
+/// attribute reset, stays a short match.
+#[cold]
+#[inline(never)]
+fn national_set(prefix: Option<u8>, final_byte: u8) -> Charset {
+    match (prefix, final_byte) {
+        (None, b'4') => Charset::Dutch,
+        (None, b'C' | b'5') => Charset::Finnish,
+        (None, b'R' | b'f') => Charset::French,
+        (None, b'Q' | b'9') => Charset::FrenchCanadian,
+        (None, b'K') => Charset::German,
+        (None, b'Y') => Charset::Italian,
+        (None, b'`' | b'E' | b'6') => Charset::NorwegianDanish,
+        (None, b'Z') => Charset::Spanish,
+        (None, b'H' | b'7') => Charset::Swedish,
+        (None, b'=') => Charset::Swiss,
+        (Some(b'%'), b'6') => Charset::Portuguese,
+        _ => Charset::Ascii,
+    }
 }
 
 /// The designated sets and their invocations.
@@ -202,7 +286,9 @@ pub(super) struct SavedCursor {
 impl Screen {
     /// SCS: designates a 94-character set into G0..G3 (ESC ( F, ESC ) F, ESC * F, ESC + F, with
     /// an optional second intermediate such as `%`) or a 96-character set into G1..G3
-    /// (ESC - F, ESC . F, ESC / F). A set this engine does not have designates ASCII (xterm).
+    /// (ESC - F, ESC . F, ESC / F). A set this engine does not have designates ASCII (xterm), as
+    /// does a national replacement set while DECNRCM is reset.
+    #[inline]
     pub(crate) fn designate_charset(&mut self, slot: usize, size96: bool, prefix: Option<u8>, final_byte: u8) {
         let set = match (size96, prefix, final_byte) {
             (false, None, b'B') => Charset::Ascii,
@@ -211,9 +297,26 @@ impl Screen {
             (false, None, b'<') | (false, Some(b'%'), b'5') => Charset::DecSupplemental,
             (false, None, b'>') => Charset::DecTechnical,
             (true, None, b'A') => Charset::Latin1,
+            (false, prefix, f) if self.modes.national => national_set(prefix, f),
             _ => Charset::Ascii,
         };
         self.charsets.g[slot] = set;
+        self.last_designation_96 = size96;
+    }
+
+    /// DEL in the ground state: nothing, except through a 96-character set, whose last position
+    /// it is (ÿ in Latin-1). As xterm: only when the set for the next character (GL's, or the
+    /// single shift's) has 96 characters and the last designation was of a 96-character set.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn print_del(&mut self) {
+        if !self.last_designation_96 {
+            return;
+        }
+        let slot = self.charsets.single.unwrap_or(self.charsets.gl);
+        if self.charsets.g[slot].is_96() {
+            self.print_char('\u{7f}');
+        }
     }
 
     /// SI (G0 into GL), SO (G1), LS2 (ESC n, G2), LS3 (ESC o, G3).
@@ -314,6 +417,7 @@ impl Screen {
         self.main.clear_rows(0, rows - 1, &blank);
         self.alt.clear_rows(0, rows - 1, &blank);
         self.modes = Modes::default();
+        self.last_designation_96 = false;
         self.soft_reset();
         self.cursor = Cursor::default();
         self.tabs = cursor::default_tabs(self.cols);

@@ -361,17 +361,26 @@ fn a_run_through_a_set_shows_what_its_characters_sent_in_utf8_show() {
     // same characters sent one by one in UTF-8. Every printable byte, at every start column of
     // screens 1 to 12 wide, with and without autowrap, over wide characters it half covers.
     use super::state::Charset;
-    let sets =
-        [("0", Charset::DecSpecial), ("A", Charset::Uk), ("<", Charset::DecSupplemental), (">", Charset::DecTechnical)];
+    let sets = [
+        ("0", Charset::DecSpecial),
+        ("A", Charset::Uk),
+        ("<", Charset::DecSupplemental),
+        (">", Charset::DecTechnical),
+        ("K", Charset::German),
+        ("=", Charset::Swiss),
+        ("%6", Charset::Portuguese),
+    ];
     let run: Vec<u8> = (0x20..=0x7e).collect();
     for (designator, set) in sets {
+        // The national sets need DECNRCM.
+        let designator = format!("\x1b[?42h\x1b({designator}");
         let mapped: String = run.iter().map(|&b| set.map_byte(b)).collect();
         for cols in 1..=12 {
             for x in 0..cols {
                 for wrap in ["h", "l"] {
                     let lead = wide_rows_then_column(wrap, x);
                     let through_set =
-                        term(cols, 4, &format!("{lead}\x1b({designator}{}", std::str::from_utf8(&run).unwrap()));
+                        term(cols, 4, &format!("{lead}{designator}{}", std::str::from_utf8(&run).unwrap()));
                     let in_utf8 = term(cols, 4, &format!("{lead}{mapped}"));
                     let what = format!("{set:?}, {cols} columns, from column {x}, autowrap {wrap}");
                     assert_same_screen(&through_set, &in_utf8, &what);
@@ -392,6 +401,84 @@ fn latin1_supplemental_as_a_96_set_maps_gl_from_0x20() {
     // ESC - A designates Latin-1 into G1; SO invokes it into GL: 0x20 is NBSP, 0x41 is U+00C1.
     let t = term(6, 1, "\x1b-A\x0e A~\x0fA");
     assert_eq!(lines(&t), ["\u{a0}Á\u{fe}A"]);
+}
+
+/// What XTerm 379 (`-u8`, 80x24, its default VT420 level) shows for the printable bytes 0x21..=0x7E
+/// through each national replacement set designated into G0 with DECNRCM set, as its own screen
+/// print gave it (`scripts/xterm-screens.sh`).
+const XTERM_379_NRCS: [(&str, &str); 12] = [
+    ("A", "!\"£$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"),
+    ("4", "!\"£$%&'()*+,-./0123456789:;<=>?¾ABCDEFGHIJKLMNOPQRSTUVWXYZĳ½|^_`abcdefghijklmnopqrstuvwxyz¨ƒ¼´"),
+    ("C", "!\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÅÜ_éabcdefghijklmnopqrstuvwxyzäöåü"),
+    ("R", "!\"£$%&'()*+,-./0123456789:;<=>?àABCDEFGHIJKLMNOPQRSTUVWXYZ°ç§^_`abcdefghijklmnopqrstuvwxyzéùè¨"),
+    ("Q", "!\"#$%&'()*+,-./0123456789:;<=>?àABCDEFGHIJKLMNOPQRSTUVWXYZâçêî_ôabcdefghijklmnopqrstuvwxyzéùèû"),
+    ("K", "!\"#$%&'()*+,-./0123456789:;<=>?§ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÜ^_`abcdefghijklmnopqrstuvwxyzäöüß"),
+    ("Y", "!\"£$%&'()*+,-./0123456789:;<=>?§ABCDEFGHIJKLMNOPQRSTUVWXYZ°çé^_ùabcdefghijklmnopqrstuvwxyzàòèì"),
+    ("`", "!\"#$%&'()*+,-./0123456789:;<=>?ÄABCDEFGHIJKLMNOPQRSTUVWXYZÆØÅÜ_äabcdefghijklmnopqrstuvwxyzæøåü"),
+    ("%6", "!\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZÃÇÕ^_`abcdefghijklmnopqrstuvwxyzãçõ~"),
+    ("Z", "!\"£$%&'()*+,-./0123456789:;<=>?§ABCDEFGHIJKLMNOPQRSTUVWXYZ¡Ñ¿^_`abcdefghijklmnopqrstuvwxyz°ñç~"),
+    ("H", "!\"#$%&'()*+,-./0123456789:;<=>?ÉABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÅÜ_éabcdefghijklmnopqrstuvwxyzäöåü"),
+    ("=", "!\"ù$%&'()*+,-./0123456789:;<=>?àABCDEFGHIJKLMNOPQRSTUVWXYZéçêîèôabcdefghijklmnopqrstuvwxyzäöüû"),
+];
+
+#[test]
+fn national_replacement_sets_under_decnrcm_show_what_xterm_shows() {
+    let printable: String = (0x21u8..=0x7e).map(char::from).collect();
+    for (designator, shown) in XTERM_379_NRCS {
+        let t = term(94, 1, &format!("\x1b[?42h\x1b({designator}{printable}"));
+        assert_eq!(lines(&t), [shown], "ESC ( {designator}");
+    }
+    // The other designators of the same sets (xterm's aliases).
+    for (alias, designator) in [("5", "C"), ("f", "R"), ("9", "Q"), ("E", "`"), ("6", "`"), ("7", "H")] {
+        let a = term(94, 1, &format!("\x1b[?42h\x1b({alias}{printable}"));
+        let b = term(94, 1, &format!("\x1b[?42h\x1b({designator}{printable}"));
+        assert_eq!(lines(&a), lines(&b), "ESC ( {alias} is ESC ( {designator}");
+    }
+}
+
+#[test]
+fn a_national_set_designated_without_decnrcm_is_ascii_and_one_designated_with_it_stays() {
+    let pattern = "#@[\\]{|}~";
+    // Without DECNRCM the designation selects ASCII (it replaces DEC graphics in G0), and setting
+    // DECNRCM afterwards does not bring the set back.
+    let t = term(20, 2, &format!("\x1b(0\x1b(Kq{pattern}\x1b[?42h{pattern}"));
+    assert_eq!(lines(&t), ["q#@[\\]{|}~#@[\\]{|}~", ""]);
+    // Designated with it, the set stays when DECNRCM is reset, and through DECSTR's reset of the
+    // charsets DECNRCM itself stays set; RIS resets it.
+    let t = term(30, 2, &format!("\x1b[?42h\x1b(K\x1b[?42l{pattern}\r\n\x1b[?42h\x1b[!p\x1b(K{pattern}"));
+    assert_eq!(lines(&t), ["#§ÄÖÜäöüß", "#§ÄÖÜäöüß"]);
+    let t = term(30, 1, &format!("\x1b[?42h\x1bc\x1b(K{pattern}"));
+    assert_eq!(lines(&t), ["#@[\\]{|}~"]);
+    // SO and the single shifts reach a national set in G1..G3.
+    let t = term(20, 1, "\x1b[?42h\x1b)K\x1b*Y\x0e[\x0f[\x1bN}}");
+    assert_eq!(lines(&t), ["Ä[è}"]);
+}
+
+#[test]
+fn decrqm_reports_decnrcm() {
+    let mut t = term(10, 1, "\x1b[?42$p\x1b[?42h\x1b[?42$p");
+    assert_eq!(t.take_replies(), b"\x1b[?42;2$y\x1b[?42;1$y");
+}
+
+#[test]
+fn del_prints_the_last_position_of_a_96_character_set_in_gl_as_xterm_does() {
+    // Latin-1 in GL (G1, SO): DEL is its 0x7F, ÿ. Each stream and what XTerm 379 showed.
+    for (stream, shown) in [
+        ("\x1b-A\x0ea\x7fb\x0f|", "áÿâ|"),
+        // Through a single shift to a 96-character set.
+        ("\x1b.Aa\x1bN\x7fb|", "aÿb|"),
+        // A 94-character set in GL: DEL is nothing.
+        ("\x1b)0\x0ea\x7fb\x0f|", "▒␉|"),
+        // The 96-character set is in GR only: nothing.
+        ("\x1b-A\x1b~a\x7fb|", "ab|"),
+        // The last designation was of a 94-character set (xterm decides on it): nothing.
+        ("\x1b-A\x0e\x1b*0a\x7fb\x0f|", "áâ|"),
+        // It prints as a character: the cursor moves on.
+        ("\x1b-A\x0e\x7f\x1b[C\x7f\x0f|", "ÿ ÿ|"),
+    ] {
+        let t = term(10, 1, stream);
+        assert_eq!(lines(&t), [shown], "{stream:?}");
+    }
 }
 
 #[test]

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Shows each stream below in a real xterm (80x24, UTF-8, under its own Xvfb) and in
+# `blitty replay`, and compares the two screens. xterm's screen comes from its own screen print
+# (MC, `CSI i`, with printerCommand writing to a file and printAttributes 0), so what is compared
+# is the text xterm holds, not a picture of it. Prints `same` or `DIFF` with both screens' first
+# lines for each case; exits 1 if any differ.
+# Needs xterm and Xvfb (scripts/setup.sh installs both). Usage: scripts/xterm-screens.sh [NAME...]
+# The README's "Character sets" item lists the differences that are blitty's choice.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for tool in xterm Xvfb; do
+    command -v $tool >/dev/null || { echo "xterm-screens: $tool is not installed (scripts/setup.sh)" >&2; exit 2; }
+done
+cargo build --release -p blitty >/dev/null 2>&1 || cargo build --release -p blitty
+blitty=$PWD/target/release/blitty
+dir=$(mktemp -d)
+display=:$((90 + RANDOM % 100))
+Xvfb "$display" -screen 0 1280x1024x24 >/dev/null 2>&1 &
+xvfb=$!
+trap 'kill $xvfb 2>/dev/null; rm -rf "$dir"' EXIT
+for _ in $(seq 50); do DISPLAY=$display xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done 2>/dev/null || true
+sleep 0.5
+
+E=$'\033'
+N="$E[?42h"
+printable=$(printf "$(printf '\\%03o' $(seq 33 126))")
+declare -A cases=(
+    [g2-ls2]="$E*0${E}nlqk$E(B|abc"
+    [g3-ls3]="$E+0${E}olqk x$E(B"
+    [ls2-then-si]="$E*0${E}nlqk"$'\x0f'"lqk"
+    [ss2]="$E*0a${E}Nqq"
+    [ss3]="$E+0a${E}Oxx"
+    [so-si]="$E)0"$'\x0e'"lqk"$'\x0f'"lqk"
+    [latin1-g1-so]="$E-A"$'\x0e'" !AZaz~"$'\x7f'$'\x0f'"!"
+    [latin1-ss2]="$E.A${E}NAA${E}N |"
+    [dec-supplemental]="$E(<!AZaz~#\$%&$E(B"
+    [dec-supplemental-graphic]="$E(%5!AZaz~#\$%&$E(B"
+    [dec-technical-g1]="$E)>"$'\x0e'"ab"$'\x0f'"ab"
+    [uk-then-ascii]="$E(A#$E(B#"
+    [nrcs-without-decnrcm]="$E(0$E(Kq#@[\\]{|}~"
+    [nrcs-stays-after-reset]="$N$E(K$E[?42l#@[\\]{|}~"
+    [nrcs-through-decstr]="$N$E[!p$E(K#@[\\]{|}~"
+    [nrcs-after-ris]="$N${E}c$E(K#@[\\]{|}~"
+    [nrcs-so-ss2]="$N$E)K$E*Y"$'\x0e'"["$'\x0f'"[${E}N}}"
+    [del-latin1-gl]="$E-A"$'\x0e'"a"$'\x7f'"b"$'\x0f'"|"
+    [del-ss2-latin1]="$E.Aa${E}N"$'\x7f'"b|"
+    [del-94-set]="$E)0"$'\x0e'"a"$'\x7f'"b"$'\x0f'"|"
+    [del-96-in-gr-only]="$E-A$E~a"$'\x7f'"b|"
+    [del-after-94-designation]="$E-A"$'\x0e'"$E*0a"$'\x7f'"b"$'\x0f'"|"
+    [c1-in-utf8]=$'keep\xc2\x9b2Jx\xc2\x85y\xc2\x84z'
+    [rep-dec]="$E(0q$E[5b$E(B"
+)
+for f in A 4 C 5 R f Q 9 K Y '`' E 6 %6 Z H 7 =; do
+    cases[nrcs-$f]="$N$E($f$printable$E(B"
+done
+names=("$@")
+[ ${#names[@]} -gt 0 ] || mapfile -t names < <(printf '%s\n' "${!cases[@]}" | sort)
+differ=0
+for name in "${names[@]}"; do
+    stream=$dir/stream
+    printf '%s' "${cases[$name]}" > "$stream"
+    out=$dir/xterm.txt
+    rm -f "$out"
+    DISPLAY=$display xterm -geometry 80x24 -u8 -xrm "XTerm*printerCommand: cat > $out" \
+        -xrm 'XTerm*printAttributes: 0' -e sh -c "cat '$stream'; printf '\\033[i'; sleep 1" &
+    term=$!
+    for _ in $(seq 100); do [ -s "$out" ] && break; sleep 0.1; done
+    sleep 0.2
+    kill $term 2>/dev/null || true
+    wait $term 2>/dev/null || true
+    "$blitty" replay "$stream" --size 80x24 | grep -v '^cursor:' > "$dir/blitty.txt"
+    if cmp -s "$out" "$dir/blitty.txt"; then
+        echo "same  $name"
+    else
+        differ=1
+        echo "DIFF  $name"
+        echo "      xterm:  $(head -2 "$out" 2>/dev/null | tr '\n' '|')"
+        echo "      blitty: $(head -2 "$dir/blitty.txt" | tr '\n' '|')"
+    fi
+done
+exit $differ
