@@ -5,7 +5,9 @@
 # is the text xterm holds, not a picture of it. Prints `same` or `DIFF` with both screens' first
 # lines for each case; exits 1 if any differ.
 # Needs xterm and Xvfb (scripts/setup.sh installs both). Usage: scripts/xterm-screens.sh [NAME...]
-# The README's "Character sets" item lists the differences that are blitty's choice.
+# The README's "Character sets" and "DECCOLM" items list the differences that are blitty's
+# choice (with XTerm 379: the undefined positions' character, reverse wraparound over a line that
+# did not wrap, DECCOLM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in xterm Xvfb; do
@@ -49,6 +51,15 @@ declare -A cases=(
     [del-after-94-designation]="$E-A"$'\x0e'"$E*0a"$'\x7f'"b"$'\x0f'"|"
     [c1-in-utf8]=$'keep\xc2\x9b2Jx\xc2\x85y\xc2\x84z'
     [rep-dec]="$E(0q$E[5b$E(B"
+    [reverse-wrap-through-a-wrapped-line]="$E[?45h$(printf 'a%.0s' $(seq 80))bc"$'\b\b\b'"Z"
+    [reverse-wrap-over-a-line-that-did-not-wrap]="$E[?45habc"$'\r\n\b'"Z"
+    [reverse-wrap-1045-over-any-line]="$E[?45h$E[?1045habc"$'\r\n\b'"Z"
+    [reverse-wrap-needs-autowrap]="$E[?7l$E[?45habc"$'\r\n\b'"Z$E[?7h"
+    [reverse-wrap-cub]="$E[?45h$(printf 'a%.0s' $(seq 80))bc$E[5DZ"
+    [reverse-wrap-1045-top-to-bottom]="$E[?45h$E[?1045h$E[H"$'\b'"Z"
+    [reverse-wrap-1045-in-margins]="$E[?45h$E[?1045h$E[3;10r$E[3;1H"$'\b'"Z"
+    [reverse-wrap-off-again]="$E[?45h$(printf 'a%.0s' $(seq 80))bc$E[?45l"$'\b\b\b'"Z"
+    [deccolm]="abc"$'\r\n'"def$E[?3hX"
 )
 for f in A 4 C 5 R f Q 9 K Y '`' E 6 %6 Z H 7 =; do
     cases[nrcs-$f]="$N$E($f$printable$E(B"
@@ -62,7 +73,7 @@ for name in "${names[@]}"; do
     out=$dir/xterm.txt
     rm -f "$out"
     DISPLAY=$display xterm -geometry 80x24 -u8 -xrm "XTerm*printerCommand: cat > $out" \
-        -xrm 'XTerm*printAttributes: 0' -e sh -c "cat '$stream'; printf '\\033[i'; sleep 1" &
+        -xrm 'XTerm*printAttributes: 0' -xrm 'XTerm*printerExtent: true' -e sh -c "cat '$stream'; printf '\\033[i'; sleep 1" &
     term=$!
     for _ in $(seq 100); do [ -s "$out" ] && break; sleep 0.1; done
     sleep 0.2
