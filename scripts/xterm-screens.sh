@@ -50,6 +50,7 @@ declare -A cases=(
     [del-96-in-gr-only]="$E-A$E~a"$'\x7f'"b|"
     [del-after-94-designation]="$E-A"$'\x0e'"$E*0a"$'\x7f'"b"$'\x0f'"|"
     [c1-in-utf8]=$'keep\xc2\x9b2Jx\xc2\x85y\xc2\x84z'
+    [dec-special-blank]="$E(0a_b$E(B|"
     [rep-dec]="$E(0q$E[5b$E(B"
     [reverse-wrap-through-a-wrapped-line]="$E[?45h$(printf 'a%.0s' $(seq 80))bc"$'\b\b\b'"Z"
     [reverse-wrap-over-a-line-that-did-not-wrap]="$E[?45habc"$'\r\n\b'"Z"

@@ -57,6 +57,13 @@ pub trait Perform {
     fn print_lines(&mut self, _bytes: &[u8]) -> usize {
         0
     }
+    /// Bytes that are not UTF-8, in the ground state: a byte that starts no sequence, or the
+    /// start of a sequence that the next byte does not continue (the maximal subpart). The
+    /// default prints one U+FFFD for them; a screen may take them as 8-bit characters instead
+    /// (a set invoked into GR).
+    fn print_invalid(&mut self, _bytes: &[u8]) {
+        self.print('\u{fffd}');
+    }
     /// DEL (0x7F) in the ground state. Nothing, for a terminal without 96-character sets; a
     /// screen prints through one in GL (xterm), as its last position.
     fn delete(&mut self) {}
@@ -472,7 +479,7 @@ impl Parser {
             0xc2..=0xdf => 1,
             0xe0..=0xef => 2,
             0xf0..=0xf4 => 3,
-            _ => return self.scalar(p, '\u{fffd}'),
+            _ => return self.invalid(p, &[b]),
         };
         self.utf8[0] = b;
         self.utf8_len = 1;
@@ -485,7 +492,8 @@ impl Parser {
         let (lo, hi) = if self.utf8_len == 1 { second_byte_range(self.utf8[0]) } else { (0x80, 0xbf) };
         if !(lo..=hi).contains(&b) {
             self.utf8_need = 0;
-            self.scalar(p, '\u{fffd}');
+            let (pending, n) = (self.utf8, self.utf8_len as usize);
+            self.invalid(p, &pending[..n]);
             return false;
         }
         self.utf8[self.utf8_len as usize] = b;
@@ -497,6 +505,14 @@ impl Parser {
             self.scalar(p, c);
         }
         true
+    }
+
+    /// Bytes that are not UTF-8 (see [`Perform::print_invalid`]): in a string, a U+FFFD.
+    fn invalid<P: Perform>(&mut self, p: &mut P, bytes: &[u8]) {
+        match self.state {
+            State::Ground => p.print_invalid(bytes),
+            _ => self.scalar(p, '\u{fffd}'),
+        }
     }
 
     /// A decoded scalar value of U+0080 or above. U+0080..U+009F are not controls here (see

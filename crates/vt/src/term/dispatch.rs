@@ -53,6 +53,10 @@ impl Perform for Screen {
         self.print_del();
     }
 
+    fn print_invalid(&mut self, bytes: &[u8]) {
+        self.print_8bit(bytes);
+    }
+
     #[inline]
     fn esc_dispatch(&mut self, intermediates: &[u8], final_byte: u8) {
         match (intermediates, final_byte) {

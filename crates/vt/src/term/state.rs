@@ -68,14 +68,6 @@ impl Charset {
         self.lookup(b).unwrap_or(b as char)
     }
 
-    /// Whether every printable byte maps to a character one cell wide, so that a run of text
-    /// through the set is a run of cells. Not Latin-1: its 0x2D is U+00AD SOFT HYPHEN, which
-    /// the width table gives no width (it joins the character before, as when sent in UTF-8).
-    #[inline]
-    pub(super) fn maps_to_single_cells(self) -> bool {
-        self != Charset::Latin1
-    }
-
     /// Every set, for tests that cover them all.
     #[cfg(test)]
     pub(super) const ALL: [Charset; 17] = [
@@ -141,11 +133,12 @@ fn national_replacement(set: Charset, pos: u8) -> Option<char> {
     Some(table[i]).filter(|&c| c != pos as char)
 }
 
-/// DEC Special Graphics: 0x5F..=0x7E as their Unicode equivalents (as xterm draws them).
+/// DEC Special Graphics: 0x5F..=0x7E as their Unicode equivalents (as xterm draws them); 0x5F,
+/// the blank, is a space, as in xterm (not NBSP: copied text gets a plain space).
 fn dec_special(pos: u8) -> Option<char> {
     const TABLE: [char; 32] = [
-        '\u{a0}', '◆', '▒', '␉', '␌', '␍', '␊', '°', '±', '␤', '␋', '┘', '┐', '┌', '└', '┼', '⎺', '⎻', '─', '⎼', '⎽',
-        '├', '┤', '┴', '┬', '│', '≤', '≥', 'π', '≠', '£', '·',
+        ' ', '◆', '▒', '␉', '␌', '␍', '␊', '°', '±', '␤', '␋', '┘', '┐', '┌', '└', '┼', '⎺', '⎻', '─', '⎼', '⎽', '├',
+        '┤', '┴', '┬', '│', '≤', '≥', 'π', '≠', '£', '·',
     ];
     (0x5f..=0x7e).contains(&pos).then(|| TABLE[pos as usize - 0x5f])
 }
@@ -245,6 +238,12 @@ impl Charsets {
         }
     }
 
+    /// The set invoked into GR.
+    #[inline]
+    pub(super) fn gr_set(&self) -> Charset {
+        self.g[self.gr]
+    }
+
     /// The set printable ASCII goes through, when no single shift is pending.
     #[inline]
     pub(super) fn gl_set(&self) -> Option<Charset> {
@@ -302,6 +301,34 @@ impl Screen {
         };
         self.charsets.g[slot] = set;
         self.last_designation_96 = size96;
+    }
+
+    /// Bytes that are not UTF-8: one U+FFFD for them, except while GR holds a set other than
+    /// ASCII. A program that designated a set and invoked it into GR (vttest's character-set
+    /// tests) sends that set's characters as raw 8-bit bytes, and XTerm 379 shows them through
+    /// GR: each byte of 0xA0..=0xFF is then the GR set's character at its low seven bits (a
+    /// 94-character set's unmapped positions are their ASCII characters, 0x20 is a space and
+    /// 0x7F nothing, as XTerm 379 shows them). Raw C1 bytes (0x80..=0x9F) stay replacement
+    /// characters. Valid UTF-8 is decoded first whatever GR holds.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn print_8bit(&mut self, bytes: &[u8]) {
+        let set = self.charsets.gr_set();
+        if set == Charset::Ascii || bytes.iter().any(|&b| b < 0xa0) {
+            self.print_char('\u{fffd}');
+            return;
+        }
+        for &b in bytes {
+            let seven = b & 0x7f;
+            let c = match set.lookup(seven) {
+                Some(c) => c,
+                None if set.is_96() || (0x21..=0x7e).contains(&seven) => seven as char,
+                None if seven == 0x20 => ' ',
+                None => continue,
+            };
+            // Printed as itself: a single shift pending applies to GL only.
+            self.print_mapped_char(c);
+        }
     }
 
     /// DEL in the ground state: nothing, except through a 96-character set, whose last position

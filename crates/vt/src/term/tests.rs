@@ -482,6 +482,40 @@ fn del_prints_the_last_position_of_a_96_character_set_in_gl_as_xterm_does() {
 }
 
 #[test]
+fn raw_8bit_bytes_are_gr_characters_only_while_gr_holds_a_set() {
+    // Each stream and what XTerm 379 showed. By default (ASCII in GR) bytes that are not UTF-8
+    // are one replacement character for each maximal subpart.
+    for (stream, shown) in [
+        (&b"a\xe1\xa0b|"[..], "a\u{fffd}b|"),
+        // Latin-1 in G2, which GR holds by default: the bytes are Latin-1.
+        (b"\x1b.Aa\xe1\xa0b|", "aá\u{a0}b|"),
+        // DEC Special Graphics in GR: the low seven bits through it, ASCII where it has nothing.
+        (b"\x1b*0a\xe1\xa0\xc1b|", "a▒ Ab|"),
+        // Invoked by LS1R; a raw C1 byte stays a replacement character.
+        (b"\x1b-A\x1b~\xa9\x9b|", "©\u{fffd}|"),
+        // Valid UTF-8 is decoded first, whatever GR holds.
+        (b"\x1b.A\xc3\xa9|", "é|"),
+    ] {
+        let mut t = Terminal::new(10, 1);
+        t.feed(stream);
+        assert_eq!(lines(&t), [shown], "{stream:?}");
+    }
+    // vttest's locking-shift screen: GR's whole half, 0xA0..=0xFF, as raw bytes in a row.
+    let mut t = Terminal::new(96, 1);
+    t.feed(b"\x1b.A");
+    t.feed(&(0xa0..=0xffu8).collect::<Vec<u8>>());
+    let latin1: String = (0xa0..=0xffu32).filter_map(char::from_u32).collect();
+    assert_eq!(lines(&t), [latin1]);
+}
+
+#[test]
+fn dec_special_graphics_blank_is_a_plain_space_as_in_xterm() {
+    // 0x5F is the set's blank: XTerm 379 shows (and copies) a space, not NBSP.
+    let t = term(6, 1, "\x1b(0a_b\x1b(B|");
+    assert_eq!(lines(&t), ["▒ ␉|"]);
+}
+
+#[test]
 fn ls2_ls3_invoke_g2_and_g3_into_gl() {
     let t = term(8, 1, "\x1b*0\x1b+>\x1bnq\x1bo\x3c\x0fq");
     assert_eq!(lines(&t), ["─≤q"]);

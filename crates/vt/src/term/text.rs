@@ -27,9 +27,15 @@ pub(crate) fn cell_width(c: char) -> Option<usize> {
     table_width(c)
 }
 
-/// `cell_width` as the width table gives it.
+/// `cell_width` as the width table gives it, but for U+00AD SOFT HYPHEN: one cell, as xterm and
+/// the C library's `wcwidth` (which programs lay their lines out by) give it; the table's 0
+/// (a default-ignorable character) would join it to the character before and shift the rest of
+/// the line one column left of where the program put it (vttest's single-shift screen shows it).
 #[inline]
 fn table_width(c: char) -> Option<usize> {
+    if c == '\u{ad}' {
+        return Some(1);
+    }
     match c.width() {
         None => None,
         Some(w) if w > 2 => Some(1),
@@ -318,8 +324,8 @@ impl Screen {
                 self.write_run(run, |b| b as char, crate::scan::write_ascii);
             }
             // A run through another set (DEC line drawing in dialog, htop, mc): cell by cell.
-            Some(set) if !self.modes.insert && set.maps_to_single_cells() => self.print_mapped_run(run, set),
-            // A single shift, insert mode, or a set with characters of other widths.
+            Some(set) if !self.modes.insert => self.print_mapped_run(run, set),
+            // A single shift or insert mode.
             _ => {
                 for &b in run {
                     self.print_char(b as char);
@@ -507,6 +513,12 @@ impl Screen {
     /// One graphic character, after charset mapping.
     pub(crate) fn print_char(&mut self, c: char) {
         let c = self.charsets.map(c);
+        self.print_mapped_char(c);
+    }
+
+    /// One graphic character that is already what the screen shows (charsets applied).
+    #[inline(always)]
+    pub(crate) fn print_mapped_char(&mut self, c: char) {
         let Some(width) = cell_width(c) else { return };
         if width == 0 {
             return self.combine(c);
@@ -626,16 +638,28 @@ mod width_tests {
     }
 
     #[test]
-    fn a_set_says_it_maps_to_single_cells_exactly_when_every_printable_byte_does() {
-        // The run path writes each byte of a run through such a set as one cell.
+    fn every_set_maps_every_printable_byte_to_one_cell() {
+        // The run path writes each byte of a run through a set as one cell.
         for set in Charset::ALL {
-            let all_single = (0x20..=0x7eu8).all(|b| cell_width(set.map_byte(b)) == Some(1));
-            assert_eq!(set.maps_to_single_cells(), all_single, "{set:?}");
+            for b in 0x20..=0x7eu8 {
+                assert_eq!(cell_width(set.map_byte(b)), Some(1), "{set:?} {b:#04x}");
+            }
         }
     }
 
     #[test]
-    fn the_width_table_agrees_with_unicode_width_for_every_scalar_value() {
+    fn soft_hyphen_takes_a_cell_as_in_xterm_and_wcwidth() {
+        assert_eq!(cell_width('\u{ad}'), Some(1));
+        // Sent in UTF-8 or through Latin-1 in GL, it is a character of its own.
+        for stream in ["(\u{ad})", "\x1b-A\x0e(-)\x0f"] {
+            let mut t = crate::Terminal::new(6, 1);
+            t.feed(stream.as_bytes());
+            assert_eq!(t.screen().cursor().x, 3, "{stream:?}");
+        }
+    }
+
+    #[test]
+    fn the_width_table_agrees_with_table_width_for_every_scalar_value() {
         for cp in 0..=0x10_FFFFu32 {
             if let Some(c) = char::from_u32(cp) {
                 assert_eq!(cell_width(c), table_width(c), "U+{cp:04X}");
