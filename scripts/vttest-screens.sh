@@ -8,17 +8,8 @@
 # (with the diff) for each screen, exits 1 if any differ.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for tool in xterm Xvfb vttest xdotool script; do
-    command -v $tool >/dev/null || { echo "vttest-screens: $tool is not installed" >&2; exit 2; }
-done
-cargo build --release -p blitty >/dev/null 2>&1 || cargo build --release -p blitty
-blitty=$PWD/target/release/blitty
-dir=$(mktemp -d)
-display=:$((90 + RANDOM % 100))
-Xvfb "$display" -screen 0 1600x1200x24 >/dev/null 2>&1 &
-xvfb=$!
-trap 'kill $xvfb 2>/dev/null; rm -rf "$dir"' EXIT
-sleep 0.5
+TOOLS="xterm Xvfb vttest xdotool script" NAME=vttest-screens HINT="apt-get install vttest xdotool"
+. scripts/xvfb-common.sh
 
 # Each screen: the keys typed from vttest's main menu (RET is Return), one group at a time.
 declare -A screens=(

@@ -10,18 +10,8 @@
 # did not wrap, DECCOLM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for tool in xterm Xvfb; do
-    command -v $tool >/dev/null || { echo "xterm-screens: $tool is not installed (scripts/setup.sh)" >&2; exit 2; }
-done
-cargo build --release -p blitty >/dev/null 2>&1 || cargo build --release -p blitty
-blitty=$PWD/target/release/blitty
-dir=$(mktemp -d)
-display=:$((90 + RANDOM % 100))
-Xvfb "$display" -screen 0 1280x1024x24 >/dev/null 2>&1 &
-xvfb=$!
-trap 'kill $xvfb 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 50); do DISPLAY=$display xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done 2>/dev/null || true
-sleep 0.5
+TOOLS="xterm Xvfb" NAME=xterm-screens HINT="scripts/setup.sh"
+. scripts/xvfb-common.sh
 
 E=$'\033'
 N="$E[?42h"
