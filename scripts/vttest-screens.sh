@@ -49,6 +49,11 @@ for name in "${names[@]}"; do
     DISPLAY=$display xdotool key F12
     for _ in $(seq 30); do [ -s "$shown" ] && break; sleep 0.1; done
     sleep 0.3
+    # script(1) and vttest first: left behind a closed xterm, vttest spins on its dead terminal.
+    for pid in $(pgrep -f -- "$rec" || true); do
+        pkill -KILL -P "$pid" 2>/dev/null || true
+        kill -KILL "$pid" 2>/dev/null || true
+    done
     kill $term 2>/dev/null || true
     wait $term 2>/dev/null || true
     # script(1)'s own first line is not vttest's.
