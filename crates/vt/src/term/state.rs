@@ -320,10 +320,11 @@ impl Screen {
         }
         for &b in bytes {
             let seven = b & 0x7f;
+            // Latin-1, the one 96-character set, maps every position; a 94-character set
+            // leaves its unmapped positions ASCII.
             let c = match set.lookup(seven) {
                 Some(c) => c,
-                None if set.is_96() || (0x21..=0x7e).contains(&seven) => seven as char,
-                None if seven == 0x20 => ' ',
+                None if (0x20..=0x7e).contains(&seven) => seven as char,
                 None => continue,
             };
             // Printed as itself: a single shift pending applies to GL only.
