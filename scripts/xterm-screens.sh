@@ -15,6 +15,7 @@ TOOLS="xterm Xvfb" NAME=xterm-screens HINT="scripts/setup.sh"
 
 E=$'\033'
 N="$E[?42h"
+rows="$E[1;1Habcdef$E[2;1Hghijkl$E[3;1Hmnopqr"
 printable=$(printf "$(printf '\\%03o' $(seq 33 126))")
 declare -A cases=(
     [g2-ls2]="$E*0${E}nlqk$E(B|abc"
@@ -51,6 +52,20 @@ declare -A cases=(
     [reverse-wrap-1045-in-margins]="$E[?45h$E[?1045h$E[3;10r$E[3;1H"$'\b'"Z"
     [reverse-wrap-off-again]="$E[?45h$(printf 'a%.0s' $(seq 80))bc$E[?45l"$'\b\b\b'"Z"
     [deccolm]="abc"$'\r\n'"def$E[?3hX"
+    [rep-once]="+$E[b$E[10b|"
+    [rep-after-cr]="x"$'\r'"$E[3b|"
+    [rep-after-sgr]="x$E[1m$E[3b$E[m|"
+    [rep-after-lines]=$'ab\r\ncd\r\n'"$E[3b|"
+    [sl]="$rows$E[2;3H$E[2 @X"
+    [sr]="$rows$E[2;3H$E[ AX"
+    [sl-in-margins]="$rows$E[2;3r$E[?69h$E[2;5s$E[2;2H$E[ @X"
+    [sl-outside-margins]="$rows$E[2;3r$E[?69h$E[2;5s$E[1;1H$E[ @X"
+    [sl-pending-wrap]="$(printf 'a%.0s' $(seq 80))$E[ @X"
+    [decic]="$rows$E[3;3H$E[2'}X"
+    [decdc-in-margins]="$rows$E[1;3r$E[?69h$E[1;4s$E[1;2H$E['~X"
+    [decbi-inside]="$rows$E[1;3H${E}6X"
+    [decbi-at-left-margin]="$rows$E[1;1H${E}6X"
+    [decfi-at-right-margin]="$rows$E[?69h$E[2;4s$E[1;4H${E}9X"
 )
 for f in A 4 C 5 R f Q 9 K Y '`' E 6 %6 Z H 7 =; do
     cases[nrcs-$f]="$N$E($f$printable$E(B"
@@ -71,7 +86,9 @@ for name in "${names[@]}"; do
     kill $term 2>/dev/null || true
     wait $term 2>/dev/null || true
     "$blitty" replay "$stream" --size 80x24 | grep -v '^cursor:' > "$dir/blitty.txt"
-    if cmp -s "$out" "$dir/blitty.txt"; then
+    # Trailing blanks are not compared: xterm's print writes the blanks that ICH, SR and the
+    # like put on rows that were empty, where blitty's dump ends the row.
+    if cmp -s <(sed 's/ *$//' "$out") <(sed 's/ *$//' "$dir/blitty.txt"); then
         echo "same  $name"
     else
         differ=1

@@ -31,6 +31,9 @@ impl Perform for Screen {
     }
 
     fn execute(&mut self, control: u8) {
+        // REP repeats only a character just printed: xterm forgets it at every control,
+        // escape sequence or string (`lastchar` in its parser), so do these.
+        self.last_char = None;
         match control {
             0x07 => self.bells += 1,         // BEL
             0x08 => self.cursor_backward(1), // BS
@@ -50,6 +53,7 @@ impl Perform for Screen {
     }
 
     fn delete(&mut self) {
+        self.last_char = None;
         self.print_del();
     }
 
@@ -59,6 +63,7 @@ impl Perform for Screen {
 
     #[inline]
     fn esc_dispatch(&mut self, intermediates: &[u8], final_byte: u8) {
+        self.last_char = None;
         match (intermediates, final_byte) {
             ([], b'7') => self.save_cursor(),                    // DECSC
             ([], b'8') => self.restore_cursor(),                 // DECRC
@@ -69,6 +74,8 @@ impl Perform for Screen {
             ([], b'N') => self.single_shift(2),                  // SS2
             ([], b'O') => self.single_shift(3),                  // SS3
             ([], b'c') => self.full_reset(),                     // RIS
+            ([], b'6') => self.column_index(true),               // DECBI
+            ([], b'9') => self.column_index(false),              // DECFI
             ([], b'n') => self.invoke_charset(2),                // LS2
             ([], b'o') => self.invoke_charset(3),                // LS3
             ([], b'=') => self.modes.application_keypad = true,  // DECKPAM
@@ -89,10 +96,12 @@ impl Perform for Screen {
 
     #[inline]
     fn short_sgr(&mut self, value: Option<u16>) {
+        self.last_char = None;
         self.short_graphic_rendition(value);
     }
 
     fn csi_dispatch(&mut self, p: &Params, private: u8, intermediates: &[u8], final_byte: u8) {
+        let last = self.last_char.take();
         if final_byte == b'm' && private == 0 && intermediates.is_empty() {
             // SGR first: it is most of the sequences colour-dense output sends.
             return self.select_graphic_rendition(p);
@@ -119,17 +128,17 @@ impl Perform for Screen {
             (0, [], b'S') => self.scroll_up(n(0)),                  // SU
             // SD; with five parameters this is xterm's mouse highlight tracking, ignored.
             (0, [], b'T') if p.len() <= 1 => self.scroll_down(n(0)),
-            (0, [], b'X') => self.erase_chars(n(0)),    // ECH
-            (0, [], b'Z') => self.tab_backward(n(0)),   // CBT
-            (0, [], b'`') => self.cursor_column(n(0)),  // HPA
-            (0, [], b'a') => self.cursor_forward(n(0)), // HPR
-            (0, [], b'b') => self.repeat_last(n(0)),    // REP
+            (0, [], b'X') => self.erase_chars(n(0)),       // ECH
+            (0, [], b'Z') => self.tab_backward(n(0)),      // CBT
+            (0, [], b'`') => self.cursor_column(n(0)),     // HPA
+            (0, [], b'a') => self.cursor_forward(n(0)),    // HPR
+            (0, [], b'b') => self.repeat_last(last, n(0)), // REP
             (0, [], b'c') if p.raw(0) == 0 => self.primary_device_attributes(), // DA1
             (b'>', [], b'c') if p.raw(0) == 0 => self.secondary_device_attributes(), // DA2
-            (0, [], b'd') => self.cursor_row(n(0)),     // VPA
-            (0, [], b'e') => self.cursor_down(n(0)),    // VPR
+            (0, [], b'd') => self.cursor_row(n(0)),        // VPA
+            (0, [], b'e') => self.cursor_down(n(0)),       // VPR
             (0, [], b'f') => self.cursor_position(n(0), n(1)), // HVP
-            (0, [], b'g') => self.clear_tabs(p.raw(0)), // TBC
+            (0, [], b'g') => self.clear_tabs(p.raw(0)),    // TBC
             (0, [], b'h') => (0..p.len()).for_each(|i| self.set_ansi_mode(p.raw(i), true)), // SM
             (0, [], b'l') => (0..p.len()).for_each(|i| self.set_ansi_mode(p.raw(i), false)), // RM
             (b'?', [], b'h') => (0..p.len()).for_each(|i| self.set_dec_mode(p.raw(i), true)), // DECSET
@@ -137,9 +146,13 @@ impl Perform for Screen {
             (0, [], b'm') => self.select_graphic_rendition(p), // SGR
             (0, [], b'n') => self.device_status(p.raw(0), false), // DSR
             (b'?', [], b'n') => self.device_status(p.raw(0), true), // DSR (DEC)
-            (0, [b'!'], b'p') => self.soft_reset(),     // DECSTR
+            (0, [b'!'], b'p') => self.soft_reset(),        // DECSTR
             (0, [b'$'], b'p') => self.request_mode(p.raw(0), false), // DECRQM (ANSI)
             (b'?', [b'$'], b'p') => self.request_mode(p.raw(0), true), // DECRQM (DEC)
+            (0, [b' '], b'@') => self.scroll_columns(n(0), true, self.left), // SL
+            (0, [b' '], b'A') => self.scroll_columns(n(0), false, self.left), // SR
+            (0, [b'\''], b'~') => self.scroll_columns(n(0), true, self.cursor.x), // DECDC
+            (0, [b'\''], b'}') => self.scroll_columns(n(0), false, self.cursor.x), // DECIC
             (0, [b' '], b'q') => self.set_cursor_shape(p.raw(0)), // DECSCUSR
             (0, [b'"'], b'q') => self.set_protection(p.raw(0)), // DECSCA
             (0, [], b'r') => self.set_top_bottom_margins(n(0), p.get(1, self.rows as u16) as usize), // DECSTBM
@@ -159,15 +172,18 @@ impl Perform for Screen {
     }
 
     fn osc_dispatch(&mut self, payload: &[u8], bel: bool) {
+        self.last_char = None;
         self.operating_system_command(payload, bel);
     }
 
     fn dcs_hook(&mut self, _params: &Params, private: u8, intermediates: &[u8], final_byte: u8) -> bool {
+        self.last_char = None;
         // DECRQSS is the only DCS function: its data is the setting asked about.
         private == 0 && intermediates == b"$" && final_byte == b'q'
     }
 
     fn dcs_dispatch(&mut self, data: &[u8]) {
+        self.last_char = None;
         self.request_setting(data);
     }
 }

@@ -78,6 +78,44 @@ impl Screen {
         self.cursor.pending_wrap = false;
     }
 
+    /// The columns of the scroll region from column `at` to the right margin move `n` to the
+    /// left (`to_left`, blanks coming in at the right margin) or to the right (blanks at `at`),
+    /// on every row between the top and bottom margins: SL and SR (`at` the left margin),
+    /// DECDC and DECIC (`at` the cursor's column). As xterm does it (`xtermColScroll`): nothing
+    /// happens while the cursor is outside the margins, and the cursor stays where it is.
+    pub(crate) fn scroll_columns(&mut self, n: usize, to_left: bool, at: usize) {
+        let (x, y, wrap) = (self.cursor.x, self.cursor.y, self.cursor.pending_wrap);
+        if n == 0 || !self.in_tb(y) || !self.in_lr(x) {
+            return;
+        }
+        for row in self.top..=self.bottom {
+            self.cursor.x = at;
+            self.cursor.y = row;
+            if to_left {
+                self.delete_chars(n);
+            } else {
+                self.insert_blanks(n);
+            }
+        }
+        (self.cursor.x, self.cursor.y, self.cursor.pending_wrap) = (x, y, wrap);
+    }
+
+    /// DECBI (ESC 6) and DECFI (ESC 9): the cursor back (forward) a column; on the left (right)
+    /// margin the columns of the scroll region move right (left) instead (xterm's
+    /// `xtermColIndex`).
+    pub(crate) fn column_index(&mut self, back: bool) {
+        let x = self.cursor.x;
+        if back && x == self.left && self.in_lr(x) {
+            self.scroll_columns(1, false, x);
+        } else if !back && x == self.right && self.in_lr(x) {
+            self.scroll_columns(1, true, self.left);
+        } else if back {
+            self.cursor_backward(1);
+        } else {
+            self.cursor_forward(1);
+        }
+    }
+
     /// ICH (CSI Ps @), and IRM's insertion: `n` blanks at the cursor, shifting the rest of the
     /// line right up to the right margin; cells pushed past it are lost.
     pub(crate) fn insert_blanks(&mut self, n: usize) {

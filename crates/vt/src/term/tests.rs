@@ -194,6 +194,82 @@ fn rep_repeats_the_last_graphic_character() {
     assert_eq!(lines(&t), ["字字字"]);
 }
 
+#[test]
+fn rep_repeats_only_a_character_printed_just_before_it_as_xterm_does() {
+    // XTerm 379 forgets the character at every control, escape sequence or string, and after
+    // REP itself: vttest's REP screen (11.7.2) draws a diagonal of "++" with `+ CSI b CSI 10 b`.
+    assert_eq!(lines(&term(20, 1, "+\x1b[b\x1b[10b")), ["++"]);
+    assert_eq!(lines(&term(20, 1, " \x1b[1b+\x1b[b\x1b[10b")), ["  ++"]);
+    // Anything between the character and REP: a control, ESC, CSI (SGR too), OSC, DCS.
+    for between in ["\r", "\x08", "\x1b7", "\x1b[C", "\x1b[1m", "\x1b[m", "\x1b]2;t\x07", "\x1bP$qm\x1b\\", "\x7f"] {
+        let t = term(20, 1, &format!("x{between}\x1b[3b"));
+        assert_eq!(t.screen().row_text(0).matches('x').count(), 1, "{between:?}");
+    }
+    // Whole lines (the flood path) end in CR LF: nothing to repeat after them.
+    let t = term(20, 3, "\r\n\r\nabc\r\ndef\r\n\x1b[3b");
+    assert_eq!(lines(&t), ["abc", "def", ""]);
+    // Split anywhere, the same.
+    let stream = b"ab\x1b[2b\x1b[2bc\x1b[1b";
+    for cut in 0..stream.len() {
+        let mut t = Terminal::with_scrollback(20, 1, 0);
+        t.feed(&stream[..cut]);
+        t.feed(&stream[cut..]);
+        assert_eq!(lines(&t), ["abbbcc"], "cut at {cut}");
+    }
+}
+
+#[test]
+fn sl_and_sr_shift_the_scroll_region_sideways_within_the_margins() {
+    // CSI Ps SP @ (SL) and CSI Ps SP A (SR), ECMA-48, as xterm does them: every row between
+    // the top and bottom margins, from the left margin to the right one; the cursor stays.
+    let rows = "\x1b[1;1Habcdef\x1b[2;1Hghijkl\x1b[3;1Hmnopqr";
+    let t = term(6, 3, &format!("{rows}\x1b[2;3H\x1b[2 @"));
+    assert_eq!(lines(&t), ["cdef", "ijkl", "opqr"]);
+    assert_eq!(cur(&t), (1, 2));
+    let t = term(6, 3, &format!("{rows}\x1b[2;3H\x1b[ A"));
+    assert_eq!(lines(&t), [" abcde", " ghijk", " mnopq"]);
+    // Inside top/bottom and left/right margins only; nothing while the cursor is outside.
+    let t = term(6, 3, &format!("{rows}\x1b[2;3r\x1b[?69h\x1b[2;5s\x1b[2;2H\x1b[ @"));
+    assert_eq!(lines(&t), ["abcdef", "gijk l", "mopq r"]);
+    let t = term(6, 3, &format!("{rows}\x1b[2;3r\x1b[?69h\x1b[2;5s\x1b[1;1H\x1b[ @"));
+    assert_eq!(lines(&t), ["abcdef", "ghijkl", "mnopqr"]);
+    // A count past the region's width blanks it.
+    let t = term(6, 3, &format!("{rows}\x1b[9 A"));
+    assert_eq!(lines(&t), ["", "", ""]);
+    // A pending wrap stays pending.
+    let t = term(6, 2, "abcdef\x1b[ @X");
+    assert_eq!(lines(&t), ["bcdef", "X"]);
+}
+
+#[test]
+fn decic_and_decdc_insert_and_delete_columns_at_the_cursor() {
+    // CSI Ps ' } (DECIC) and CSI Ps ' ~ (DECDC), VT420: the column scroll from the cursor's
+    // column to the right margin, on every row of the scroll region.
+    let rows = "\x1b[1;1Habcdef\x1b[2;1Hghijkl\x1b[3;1Hmnopqr";
+    let t = term(6, 3, &format!("{rows}\x1b[3;3H\x1b[2'}}"));
+    assert_eq!(lines(&t), ["ab  cd", "gh  ij", "mn  op"]);
+    assert_eq!(cur(&t), (2, 2));
+    let t = term(6, 3, &format!("{rows}\x1b[1;2H\x1b['~"));
+    assert_eq!(lines(&t), ["acdef", "gijkl", "mopqr"]);
+    let t = term(6, 3, &format!("{rows}\x1b[1;3r\x1b[?69h\x1b[1;4s\x1b[1;2H\x1b['~"));
+    assert_eq!(lines(&t), ["acd ef", "gij kl", "mop qr"]);
+}
+
+#[test]
+fn decbi_and_decfi_move_the_cursor_or_scroll_columns_at_a_margin() {
+    // ESC 6 (DECBI) and ESC 9 (DECFI), VT420: a column back or forward; at the left (right)
+    // margin the region's columns move right (left) instead.
+    let rows = "\x1b[1;1Habcdef\x1b[2;1Hghijkl";
+    let t = term(6, 2, &format!("{rows}\x1b[1;3H\x1b6"));
+    assert_eq!((lines(&t), cur(&t)), (vec!["abcdef".to_string(), "ghijkl".into()], (0, 1)));
+    let t = term(6, 2, &format!("{rows}\x1b[1;1H\x1b6"));
+    assert_eq!((lines(&t), cur(&t)), (vec![" abcde".to_string(), " ghijk".into()], (0, 0)));
+    let t = term(6, 2, &format!("{rows}\x1b[1;6H\x1b9"));
+    assert_eq!((lines(&t), cur(&t)), (vec!["bcdef".to_string(), "hijkl".into()], (0, 5)));
+    let t = term(6, 2, &format!("{rows}\x1b[?69h\x1b[2;4s\x1b[1;4H\x1b9"));
+    assert_eq!((lines(&t), cur(&t)), (vec!["acd ef".to_string(), "gij kl".into()], (0, 3)));
+}
+
 // ---- C0 controls ----
 
 #[test]

@@ -279,7 +279,6 @@ impl Screen {
         }
         let (y, cols) = (self.cursor.y, self.cols);
         let mut taken = 0;
-        let mut last = None;
         loop {
             let rest = &bytes[taken..];
             let n = crate::scan::printable_ascii_len(rest);
@@ -294,7 +293,6 @@ impl Screen {
                 let (s, e) = split_wide_cells(row, 0, n);
                 crate::scan::write_ascii(&mut row[..n], &rest[..n], style);
                 meta.touch(s, e);
-                last = Some(rest[n - 1]);
             }
             // CR leaves the cursor where it is (column 0, as the text was written from there
             // without moving it), and LF scrolls: the cursor stays at the start of the bottom row.
@@ -305,8 +303,9 @@ impl Screen {
             }
             taken += n + 2;
         }
-        if let Some(b) = last {
-            self.last_char = Some(b as char);
+        // Each line ended in CR LF: nothing is left for REP to repeat.
+        if taken > 0 {
+            self.last_char = None;
         }
         taken
     }
@@ -591,9 +590,12 @@ impl Screen {
         self.touch(y, target, target + 1);
     }
 
-    /// REP: repeats the last graphic character `n` times (bounded by the screen's size).
-    pub(crate) fn repeat_last(&mut self, n: usize) {
-        if let Some(c) = self.last_char {
+    /// REP: repeats `last`, the graphic character printed just before the sequence, `n` times
+    /// (bounded by the screen's size). As in xterm, it is repeated once only: a second REP
+    /// right after the first repeats nothing, as in XTerm 379 (ECMA-48 leaves it undefined;
+    /// vttest's REP screen expects xterm's answer).
+    pub(crate) fn repeat_last(&mut self, last: Option<char>, n: usize) {
+        if let Some(c) = last {
             let n = n.min(self.cols * self.rows);
             if c.is_ascii() && !c.is_ascii_control() {
                 let buf = [c as u8; 256];
@@ -608,6 +610,7 @@ impl Screen {
                     self.print_char(c);
                 }
             }
+            self.last_char = None;
         }
     }
 }
