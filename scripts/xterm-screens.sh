@@ -66,6 +66,13 @@ declare -A cases=(
     [decbi-inside]="$rows$E[1;3H${E}6X"
     [decbi-at-left-margin]="$rows$E[1;1H${E}6X"
     [decfi-at-right-margin]="$rows$E[?69h$E[2;4s$E[1;4H${E}9X"
+    [vt52-moves]="$E[?2l${E}Y\"%x${E}Ay${E}B${E}B${E}Dz${E}C${E}Cw$E<"
+    [vt52-position-past-the-screen]="$E[3;4H$E[?2l${E}Y~%a${E}Y\"~b${E}Y"$'\x01\x01'"c$E<"
+    [vt52-csi-osc-not-recognised]="$E[?2l$E[2J$E]0;t"$'\a'"|$E<"
+    [vt52-graphics]="$E(0$E[?2l${E}F_\`abcdefghijklmnopqrstuvwxyz{|}~${E}Gq$E<q"
+    [vt52-no-autowrap-then-back]="$E[?2l$(printf 'a%.0s' $(seq 85))$E<$E[3;1H$(printf 'b%.0s' $(seq 85))"
+    [vt52-ris-ignored]="$E[?2l${E}c$E[2Cx$E<"
+    [vt52-reverse-index-at-top]="top$E[?2l${E}H${E}Ix$E<"
 )
 for f in A 4 C 5 R f Q 9 K Y '`' E 6 %6 Z H 7 =; do
     cases[nrcs-$f]="$N$E($f$printable$E(B"

@@ -78,6 +78,15 @@ pub trait Perform {
     /// The data of the DCS sequence [`Perform::dcs_hook`] asked for, once ST ended it (a DCS
     /// cancelled by CAN or SUB, or longer than the cap, is not dispatched).
     fn dcs_dispatch(&mut self, _data: &[u8]) {}
+    /// Whether the screen is in VT52 mode (DECANM reset): then ESC and the byte after it are
+    /// a VT52 sequence, dispatched with [`Perform::esc_dispatch`] whatever the byte (`[`, `]`
+    /// and `P` start no CSI, OSC or DCS), and ESC Y takes the two bytes after it as a position
+    /// ([`Perform::vt52_position`]). Asked at each ESC, so a change takes effect at once.
+    fn vt52(&self) -> bool {
+        false
+    }
+    /// VT52's direct cursor address, ESC Y with its two bytes (each the row or column plus 32).
+    fn vt52_position(&mut self, _row: u8, _col: u8) {}
 }
 
 /// CSI/DCS parameters: numbers separated by `;`, sub-parameters by `:`. An empty parameter
@@ -250,6 +259,9 @@ enum State {
     DcsIgnore,
     OscString,
     SosPmApcString,
+    /// VT52's ESC Y, waiting for its row byte, then its column byte (the row is in `vt52_row`).
+    Vt52Row,
+    Vt52Col,
 }
 
 pub struct Parser {
@@ -267,6 +279,7 @@ pub struct Parser {
     utf8: [u8; 4],
     utf8_len: u8,
     utf8_need: u8,
+    vt52_row: u8,
 }
 
 impl Default for Parser {
@@ -290,6 +303,7 @@ impl Parser {
             utf8: [0; 4],
             utf8_len: 0,
             utf8_need: 0,
+            vt52_row: 0,
         }
     }
 
@@ -306,6 +320,11 @@ impl Parser {
             match self.state {
                 State::Ground => {
                     i = self.ground(p, bytes, i);
+                    continue;
+                }
+                State::Vt52Row | State::Vt52Col => {
+                    self.vt52_position_byte(p, bytes[i]);
+                    i += 1;
                     continue;
                 }
                 State::CsiEntry | State::CsiParam if matches!(bytes[i], b'0'..=b';') => {
@@ -364,6 +383,10 @@ impl Parser {
                     i += p.print_lines(&bytes[i..]);
                 }
             } else if b == 0x1b {
+                if p.vt52() {
+                    self.enter(State::Escape);
+                    return i + 1;
+                }
                 match bytes.get(i + 1) {
                     Some(b'[') => {
                         if let Some((value, n)) = parse_short_sgr(&bytes[i + 2..]) {
@@ -458,6 +481,11 @@ impl Parser {
         let mut i = 0;
         while i < bytes.len() {
             let b = bytes[i];
+            if matches!(self.state, State::Vt52Row | State::Vt52Col) {
+                self.vt52_position_byte(p, b);
+                i += 1;
+                continue;
+            }
             if self.utf8_need > 0 {
                 if self.utf8_continue(p, b) {
                     i += 1;
@@ -470,6 +498,17 @@ impl Parser {
                 self.utf8_start(p, b);
             }
             i += 1;
+        }
+    }
+
+    /// A byte of VT52's ESC Y: its row, then its column, whatever they are (xterm).
+    fn vt52_position_byte<P: Perform>(&mut self, p: &mut P, b: u8) {
+        if self.state == State::Vt52Row {
+            self.vt52_row = b;
+            self.state = State::Vt52Col;
+        } else {
+            p.vt52_position(self.vt52_row, b);
+            self.state = State::Ground;
         }
     }
 
@@ -640,6 +679,19 @@ impl Parser {
                     p.delete()
                 }
             }
+            Escape if p.vt52() => match b {
+                _ if c0 => p.execute(b),
+                b'Y' => self.state = Vt52Row,
+                0x20..=0x2f => {
+                    self.collect(b);
+                    self.state = EscapeIntermediate;
+                }
+                0x7f => {}
+                _ => {
+                    p.esc_dispatch(&[], b);
+                    self.state = Ground;
+                }
+            },
             Escape => match b {
                 _ if c0 => p.execute(b),
                 0x20..=0x2f => {
@@ -736,6 +788,8 @@ impl Parser {
                 }
             }
             DcsIgnore | SosPmApcString => {}
+            // Taken by `advance` before a byte gets here.
+            Vt52Row | Vt52Col => {}
             OscString => match b {
                 0x07 => {
                     self.end_string(p, true, true);
@@ -809,9 +863,10 @@ mod tests {
         }
     }
 
-    /// Records what the parser recognised, as text, for assertions.
+    /// Records what the parser recognised, as text, for assertions. In VT52 mode from a
+    /// DECANM reset (`CSI ? 2 l`) to ESC <, as a screen is.
     #[derive(Default)]
-    struct Log(Vec<String>);
+    struct Log(Vec<String>, bool);
 
     impl Perform for Log {
         fn print_ascii(&mut self, run: &[u8]) {
@@ -828,11 +883,23 @@ mod tests {
         }
         fn esc_dispatch(&mut self, i: &[u8], f: u8) {
             self.0.push(format!("esc {}{}", String::from_utf8_lossy(i), f as char));
+            if self.1 && i.is_empty() && f == b'<' {
+                self.1 = false;
+            }
+        }
+        fn vt52(&self) -> bool {
+            self.1
+        }
+        fn vt52_position(&mut self, row: u8, col: u8) {
+            self.0.push(format!("vt52 position {row} {col}"));
         }
         fn csi_dispatch(&mut self, params: &Params, private: u8, i: &[u8], f: u8) {
             let groups: Vec<String> = params.groups().map(|g| format!("{g:?}")).collect();
             let private = if private == 0 { String::new() } else { (private as char).to_string() };
             self.0.push(format!("csi {private}{} {}{}", groups.join(""), String::from_utf8_lossy(i), f as char));
+            if private == "?" && groups == ["[2]"] && i.is_empty() && f == b'l' {
+                self.1 = true;
+            }
         }
         fn osc_dispatch(&mut self, payload: &[u8], bel: bool) {
             let end = if bel { " (bel)" } else { "" };
@@ -854,6 +921,29 @@ mod tests {
             p.advance(&mut log, c);
         }
         log.0
+    }
+
+    #[test]
+    fn vt52_mode_sends_esc_and_the_next_byte_and_esc_y_takes_two_bytes() {
+        let s = b"\x1b[?2l\x1b[2J\x1bY\x1b\xc3x\x1b]\x1bF\x1b<\x1b[1m";
+        let want = [
+            "csi ?[2] l",
+            "esc [",
+            "print 2J",
+            "vt52 position 27 195",
+            "print x",
+            "esc ]",
+            "esc F",
+            "esc <",
+            "csi [1] m",
+        ];
+        assert_eq!(parse_joined(&[s]), want);
+        for cut in 0..s.len() {
+            assert_eq!(parse_joined(&[&s[..cut], &s[cut..]]), want, "cut at {cut}");
+        }
+        let mut reference = Log::default();
+        Parser::new().advance_by_the_table(&mut reference, s);
+        assert_eq!(join_runs(reference.0), want);
     }
 
     #[test]
@@ -911,6 +1001,7 @@ mod tests {
                 b"\x1bM", b"\x1bP", b"\x1bP$qm", b"\x1b\\", b"\x1b]0;t", b"\x1b]", b"\x1bX", b"\x1b^", b"\x1b_",
                 b"\x1b[", b"\x1b#8", b"\x1b %", b"\x1b\x7f", b"\x1b\r", b"\xc3\xa9", b"\xe5\xad\x97", b"\xe5",
                 b"\xad", b"\xf0\x9f\x98\x80", b"\xc2\x9b", b"\x80", b"\xff", b"\x9b",
+                b"\x1b[?2l", b"\x1b<", b"\x1bY", b"\x1bY!!", b"\x1bA",
             ]), 0..40),
             cut in 0usize..1000,
         ) {

@@ -316,7 +316,10 @@ pub fn encode(sym: u32, state: u16, modes: &Modes) -> Vec<u8> {
     let (shift, ctrl, alt) = (state & SHIFT != 0, state & CONTROL != 0, state & ALT != 0);
     let m = 1 + shift as u8 + 2 * alt as u8 + 4 * ctrl as u8;
     let csi = |final_: u8| -> Vec<u8> {
-        if m > 1 {
+        if modes.vt52 {
+            // VT52 mode: the VT52's own cursor keys, ESC and the letter, with no modifiers.
+            vec![0x1b, final_]
+        } else if m > 1 {
             format!("\x1b[1;{m}{}", final_ as char).into_bytes()
         } else if modes.application_cursor {
             vec![0x1b, b'O', final_]
@@ -454,6 +457,11 @@ mod tests {
         assert_eq!(encode(0xff8d, 0, &app), b"\x1bOM", "keypad Enter under DECKPAM");
         assert_eq!(encode(0xffb1, 0, &app), b"\x1bOq", "keypad 1 under DECKPAM");
         assert_eq!(encode(0xffb1, 0, &m), b"1");
+        let mut vt52 = modes();
+        vt52.vt52 = true;
+        vt52.application_cursor = true;
+        assert_eq!(encode(0xff52, 0, &vt52), b"\x1bA", "VT52 mode's cursor keys");
+        assert_eq!(encode(0xff54, CONTROL, &vt52), b"\x1bB", "no modifiers in VT52 mode");
     }
 
     #[test]

@@ -64,6 +64,9 @@ impl Perform for Screen {
     #[inline]
     fn esc_dispatch(&mut self, intermediates: &[u8], final_byte: u8) {
         self.last_char = None;
+        if self.modes.vt52 {
+            return self.vt52_escape(intermediates, final_byte);
+        }
         match (intermediates, final_byte) {
             ([], b'7') => self.save_cursor(),                    // DECSC
             ([], b'8') => self.restore_cursor(),                 // DECRC
@@ -169,6 +172,15 @@ impl Perform for Screen {
             // text back as input.
             _ => {}
         }
+    }
+
+    #[inline]
+    fn vt52(&self) -> bool {
+        self.modes.vt52
+    }
+
+    fn vt52_position(&mut self, row: u8, col: u8) {
+        self.vt52_position(row, col);
     }
 
     fn osc_dispatch(&mut self, payload: &[u8], bel: bool) {

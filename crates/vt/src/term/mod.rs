@@ -12,6 +12,7 @@ mod report;
 mod sgr;
 mod state;
 mod text;
+mod vt52;
 
 use crate::cell::Cell;
 use crate::cluster::Clusters;
@@ -148,6 +149,8 @@ pub struct Screen {
     clipboard: Option<Clipboard>,
     /// The last graphic character printed, for REP.
     last_char: Option<char>,
+    /// What entering VT52 mode saved, for ESC < to restore (vt52.rs).
+    vt52_saved: Option<vt52::Vt52Saved>,
     bells: u64,
     /// Garbage collections of the interned tables, and the cells they scanned (see
     /// [`Screen::collector_work`]).
@@ -190,6 +193,7 @@ impl Screen {
             replies: Vec::new(),
             clipboard: None,
             last_char: None,
+            vt52_saved: None,
             bells: 0,
             collections: 0,
             cells_scanned: 0,

@@ -53,6 +53,8 @@ pub struct Modes {
     pub newline: bool,
     /// DECCKM (?1)
     pub application_cursor: bool,
+    /// VT52 mode: DECANM (?2) reset, until ESC < (see `term::vt52`).
+    pub vt52: bool,
     /// DECCOLM (?3): recorded, and setting or resetting it clears the screen (unless DECNCSM),
     /// resets the margins and homes the cursor, as xterm does when column switching is allowed.
     /// The screen is not resized: its size is the host window's (xterm without the
@@ -102,6 +104,7 @@ impl Default for Modes {
             insert: false,
             newline: false,
             application_cursor: false,
+            vt52: false,
             columns_132: false,
             no_clear_on_columns: false,
             reverse_video: false,
@@ -149,6 +152,8 @@ impl Screen {
         let m = &mut self.modes;
         match mode {
             1 => m.application_cursor = on,
+            // DECANM: reset enters VT52 mode; set is reached only from ANSI mode, where it is.
+            2 if !on => self.enter_vt52(),
             3 => {
                 m.columns_132 = on;
                 self.column_mode();
@@ -220,6 +225,8 @@ impl Screen {
         let m = &self.modes;
         match mode {
             1 => state(m.application_cursor),
+            // DECANM: set in ANSI mode, the only mode a DECRQM can come in.
+            2 => state(!m.vt52),
             3 => state(m.columns_132),
             5 => state(m.reverse_video),
             6 => state(m.origin),

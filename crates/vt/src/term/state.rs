@@ -50,6 +50,8 @@ pub enum Charset {
     Swedish,
     /// ESC ( =.
     Swiss,
+    /// VT52 mode's graphics (ESC F in VT52 mode invokes it; no designation selects it).
+    Vt52Graphics,
 }
 
 /// Shown for a position a set leaves undefined (DEC terminals show a reversed question mark;
@@ -70,7 +72,7 @@ impl Charset {
 
     /// Every set, for tests that cover them all.
     #[cfg(test)]
-    pub(super) const ALL: [Charset; 17] = [
+    pub(super) const ALL: [Charset; 18] = [
         Charset::Ascii,
         Charset::DecSpecial,
         Charset::Uk,
@@ -88,6 +90,7 @@ impl Charset {
         Charset::Spanish,
         Charset::Swedish,
         Charset::Swiss,
+        Charset::Vt52Graphics,
     ];
 
     /// The character at 7-bit position `pos` (0x20..=0x7F) of this set, or `None` where the
@@ -103,9 +106,34 @@ impl Charset {
             Charset::DecSupplemental => Some(dec_supplemental(pos)),
             Charset::DecTechnical => Some(dec_technical(pos)),
             Charset::Latin1 => char::from_u32(pos as u32 + 0x80),
+            Charset::Vt52Graphics => vt52_graphics(pos),
             national => national_replacement(national, pos),
         }
     }
+}
+
+/// VT52 graphics at `pos`: the VT52's chart (its manual's "graphics" mode; 0x61 the solid
+/// rectangle, then the fractions, symbols, scan-line bars and subscripts), as XTerm 379 shows
+/// it. The fractions 3/, 5/ and 7/ have no Unicode character and show as blanks, as in xterm.
+fn vt52_graphics(pos: u8) -> Option<char> {
+    Some(match pos {
+        0x5f..=0x60 | 0x63..=0x65 => ' ',
+        0x61 => '\u{25ae}',
+        0x62 => '\u{215f}',
+        0x66 => '°',
+        0x67 => '±',
+        0x68 => '→',
+        0x69 => '…',
+        0x6a => '÷',
+        0x6b => '↓',
+        0x6c..=0x6d => '\u{23ba}',
+        0x6e..=0x6f => '\u{23bb}',
+        0x70..=0x71 => '\u{23bc}',
+        0x72..=0x73 => '\u{23bd}',
+        0x74..=0x7d => char::from_u32(0x2080 + (pos - 0x74) as u32)?,
+        0x7e => '¶',
+        _ => return None,
+    })
 }
 
 /// A national replacement set's character at `pos`, or `None` where it keeps ASCII. The
@@ -218,6 +246,14 @@ impl Default for Charsets {
 }
 
 impl Charsets {
+    /// VT52 mode's sets (xterm's `resetCharsets` at VT level 0): ASCII, and VT52 graphics in
+    /// G1 for ESC F.
+    pub(super) fn vt52() -> Charsets {
+        let mut c = Charsets::default();
+        c.g[1] = Charset::Vt52Graphics;
+        c
+    }
+
     /// Whether printable ASCII prints as itself (the fast path's condition).
     #[inline]
     pub(super) fn gl_is_ascii(&self) -> bool {
@@ -454,6 +490,7 @@ impl Screen {
         self.title_stack.clear();
         self.palette = self.base_palette.clone();
         self.last_char = None;
+        self.vt52_saved = None;
         self.main.clear_damage();
         self.main.damage_all();
     }

@@ -219,6 +219,74 @@ fn rep_repeats_only_a_character_printed_just_before_it_as_xterm_does() {
 }
 
 #[test]
+fn vt52_mode_takes_the_vt52s_escape_sequences_until_esc_lt() {
+    // CSI ? 2 l (DECANM reset) enters VT52 mode, as in xterm; ESC < leaves it.
+    let vt52 = "\x1b[?2l";
+    // ESC Y row col (each plus 32), ESC A/B/C/D, ESC H, ESC J and ESC K.
+    let t = term(10, 4, &format!("{vt52}\x1bY\"%x\x1bAy\x1bB\x1bB\x1bDz\x1bC\x1bCw"));
+    assert_eq!(lines(&t), ["", "      y", "     x", "      z  w"]);
+    let t = term(6, 3, &format!("abcdef\r\nghijkl\r\nmnopqr{vt52}\x1bY!\"\x1bK\x1bH\x1bC\x1bJ"));
+    assert_eq!(lines(&t), ["a", "", ""]);
+    // ESC I at the top scrolls down; ESC Z answers ESC / Z.
+    let mut t = term(6, 3, &format!("top{vt52}\x1bH\x1bIx\x1bZ"));
+    assert_eq!(lines(&t), ["x", "top", ""]);
+    assert_eq!(t.take_replies(), b"\x1b/Z");
+    // CSI, OSC and DCS are not recognised: ESC and the next byte are ignored, the rest prints.
+    let t = term(20, 2, &format!("{vt52}\x1b[2J\x1b]0;t\x07|"));
+    assert_eq!(lines(&t), ["2J0;t|", ""]);
+    // ESC < goes back to ANSI mode: CSI works again.
+    let t = term(20, 2, &format!("{vt52}\x1b<\x1b[2;3Hx"));
+    assert_eq!(lines(&t), ["", "  x"]);
+    // A position past the screen stops at its edge, as in XTerm 379; a control taken as a
+    // position counts from -32 and stops at the first row or column.
+    let t = term(10, 4, &format!("\x1b[3;4H{vt52}\x1bY~%a\x1bY\"~b\x1bY\x01\x01c"));
+    assert_eq!(lines(&t), ["c", "", "         b", "     a"]);
+    // Split at every byte, the same.
+    let stream = format!("{vt52}\x1bY\"%x\x1bFa\x1bGa\x1b<\x1b[1;1Hy");
+    let whole = term(10, 4, &stream);
+    for cut in 0..stream.len() {
+        let mut t = Terminal::with_scrollback(10, 4, 0);
+        t.feed(&stream.as_bytes()[..cut]);
+        t.feed(&stream.as_bytes()[cut..]);
+        assert_same_screen(&t, &whole, &format!("cut at {cut}"));
+    }
+}
+
+#[test]
+fn decrqm_reports_ansi_mode_as_set() {
+    // DECANM (?2): set outside VT52 mode, as xterm answers (in VT52 mode CSI is not read).
+    let mut t = term(10, 2, "\x1b[?2$p\x1b[?2l\x1b[?2$p\x1b<\x1b[?2$p");
+    assert_eq!(t.take_replies(), b"\x1b[?2;1$y\x1b[?2;1$y");
+}
+
+#[test]
+fn vt52_mode_starts_from_reset_modes_and_esc_lt_restores_them() {
+    // Entering saves and resets autowrap, origin, insert and newline modes, the pen and the
+    // character sets (xterm); ESC < restores them.
+    let t = term(4, 3, "\x1b[?2labcdef\x1b<");
+    assert_eq!(lines(&t), ["abcf", "", ""], "no autowrap in VT52 mode");
+    let t = term(4, 3, "\x1b[?2l\x1b<abcdef");
+    assert_eq!(lines(&t), ["abcd", "ef", ""], "autowrap back after ESC <");
+    let t = term(4, 3, "\x1b[?7l\x1b[?2l\x1b<abcdef");
+    assert_eq!(lines(&t), ["abcf", "", ""], "autowrap stays off when it was off");
+    let t = term(8, 2, "\x1b[4h\x1b[?2lab\x1bHX\x1b<\x1b[1;1HY");
+    assert_eq!(lines(&t), ["YXb", ""], "insert mode off in VT52 mode, back after");
+    let t = term(8, 2, "\x1b[1;31m\x1b[?2lx\x1b<y");
+    let (x, y) = (pen_style(&t, 0, 0), pen_style(&t, 0, 1));
+    assert_eq!((x.fg, y.fg), (Color::Default, Color::Indexed(1)));
+    assert!(!x.attrs.has(Attrs::BOLD) && y.attrs.has(Attrs::BOLD));
+    // ESC F invokes the VT52's graphics (not DEC Special Graphics), ESC G leaves them, and a
+    // set designated before VT52 mode is back after it.
+    let t = term(20, 1, "\x1b(0\x1b[?2l\x1bFafgq~\x1bGq\x1b<q");
+    assert_eq!(lines(&t), ["\u{25ae}°±\u{23bc}¶q─"]);
+    let t = term(40, 1, "\x1b[?2l\x1bF_`abcdefghijklmnopqrstuvwxyz{|}~");
+    assert_eq!(lines(&t), ["  \u{25ae}\u{215f}   °±→…÷↓⎺⎺⎻⎻⎼⎼⎽⎽₀₁₂₃₄₅₆₇₈₉¶"]);
+    // ESC c (RIS) is not a VT52 sequence: ignored, as in xterm.
+    let t = term(20, 1, "\x1b[?2l\x1bc\x1b[2Cx");
+    assert_eq!(lines(&t), ["2Cx"]);
+}
+
+#[test]
 fn sl_and_sr_shift_the_scroll_region_sideways_within_the_margins() {
     // CSI Ps SP @ (SL) and CSI Ps SP A (SR), ECMA-48, as xterm does them: every row between
     // the top and bottom margins, from the left margin to the right one; the cursor stays.
