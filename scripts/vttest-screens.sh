@@ -27,6 +27,23 @@ declare -A screens=(
     [cursor-movements-3]="1 RET RET RET"
     [screen-features-1]="2 RET"
     [screen-features-2]="2 RET RET"
+    [vt52-cursor-movements]="7 RET"
+    [vt52-character-sets]="7 RET RET"
+    [vt52-identify]="7 RET RET RET"
+    [vt52-back-to-ansi]="7 RET RET RET RET"
+    [insert-delete-line-1]="8 RET"
+    [insert-delete-char-2]="8 RET RET"
+    [vt420-decbi]="11 RET 3 RET 2 RET 7 RET"
+    [vt420-decfi]="11 RET 3 RET 2 RET 8 RET"
+    [vt420-decbi-lr-margins]="11 RET 3 RET 2 RET 3 RET 7 RET"
+    [vt420-decfi-lr-margins]="11 RET 3 RET 2 RET 3 RET 8 RET"
+    [vt420-decic-decdc-1]="11 RET 3 RET 3 RET 9 RET"
+    [vt420-decic-decdc-2]="11 RET 3 RET 3 RET 9 RET RET"
+    [vt420-decic-decdc-lr-margins]="11 RET 3 RET 3 RET 2 RET 9 RET"
+    [vt420-decic-decdc-origin-lr-margins]="11 RET 3 RET 3 RET 2 RET 1 RET 9 RET RET"
+    [ecma48-rep]="11 RET 7 RET 2 RET"
+    [ecma48-sl]="11 RET 7 RET 4 RET"
+    [ecma48-sr]="11 RET 7 RET 5 RET"
 )
 names=("$@")
 [ ${#names[@]} -gt 0 ] || mapfile -t names < <(printf '%s\n' "${!screens[@]}" | sort)

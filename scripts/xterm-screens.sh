@@ -2,7 +2,7 @@
 # Shows each stream below in a real xterm (80x24, UTF-8, under its own Xvfb) and in
 # `blitty replay`, and compares the two screens. xterm's screen comes from its own screen print
 # (MC, `CSI i`, with printerCommand writing to a file and printAttributes 0), so what is compared
-# is the text xterm holds, not a picture of it. Prints `same` or `DIFF` with both screens' first
+# is the text xterm holds, not a picture of it (trailing blanks aside). Prints `same` or `DIFF` with both screens' first
 # lines for each case; exits 1 if any differ.
 # Needs xterm and Xvfb (scripts/setup.sh installs both). Usage: scripts/xterm-screens.sh [NAME...]
 # The README's "Character sets" and "DECCOLM" items list the differences that are blitty's
