@@ -1,7 +1,9 @@
 //! Fuzzes the parser and screen together: the first bytes choose the size (from 1x1), the
-//! scrollback, how the input is split and when the screen is resized; the engine must not
-//! panic (overflow checks and debug assertions are on: see fuzz/README.md) and every invariant
-//! of the screen (`Screen::check_integrity`) must hold after every chunk.
+//! scrollback, how the input is split, when the screen is resized and whether chunks are fed
+//! as floods (`feed_flood`, which skips lines no one will see); the engine must not panic
+//! (overflow checks and debug assertions are on: see fuzz/README.md), every invariant of the
+//! screen (`Screen::check_integrity`) must hold after every chunk, and a screen fed floods must
+//! read the same as one fed the same chunks with `feed`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -15,10 +17,24 @@ fuzz_target!(|data: &[u8]| {
     let split = data[2] as usize;
     let resize_at = data[3] as usize;
     let scrollback = data[4] as usize % 4 * 20;
+    let flood = data[4] & 0x80 != 0;
     let input = &data[5..];
     let mut t = blitty_vt::Terminal::with_scrollback(cols, rows, scrollback);
+    // Fed with `feed`, to compare a flood's screen with.
+    let mut plain = flood.then(|| blitty_vt::Terminal::with_scrollback(cols, rows, scrollback));
     for (i, chunk) in input.chunks(split.max(1)).enumerate() {
-        t.feed(chunk);
+        if let Some(p) = plain.as_mut() {
+            t.feed_flood(chunk);
+            p.feed(chunk);
+            let (a, b) = (t.screen(), p.screen());
+            assert_eq!(a.dump_text(), b.dump_text());
+            assert_eq!((a.history_len(), a.history_pushed(), a.scrolled()), (b.history_len(), b.history_pushed(), b.scrolled()));
+            for k in 0..a.history_len() {
+                assert_eq!(a.cells_text(&a.history_row(k)), b.cells_text(&b.history_row(k)), "history row {k}");
+            }
+        } else {
+            t.feed(chunk);
+        }
         if let Err(v) = t.screen().check_integrity() {
             panic!("{v}");
         }
@@ -36,6 +52,9 @@ fuzz_target!(|data: &[u8]| {
         if i == resize_at || i == resize_at + 1 {
             let (c, r) = if i == resize_at { (1 + (cols * 7 + 3) % 120, 1 + (rows * 5 + 1) % 50) } else { (cols, rows) };
             t.resize(c, r);
+            if let Some(p) = plain.as_mut() {
+                p.resize(c, r);
+            }
             if let Err(v) = t.screen().check_integrity() {
                 panic!("{v}");
             }

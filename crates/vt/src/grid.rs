@@ -283,6 +283,20 @@ impl Grid {
         self.style_epoch += 1;
     }
 
+    /// `n` full-screen scrolls of lines that no one will see (they would leave the history
+    /// before anything reads it: see `Screen::skip_unseen_lines`), counted as `scroll_up`
+    /// counts them, with no row written.
+    pub(crate) fn count_unseen_scrolls(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        self.anchor = None;
+        self.scrolled = (self.scrolled + n).min(self.rows);
+        if self.history_cap > 0 {
+            self.pushed += n as u64;
+        }
+    }
+
     /// Lines scrolling has put into history since the grid was made.
     pub fn pushed(&self) -> u64 {
         self.pushed

@@ -289,6 +289,12 @@ impl Default for Parser {
 }
 
 impl Parser {
+    /// Whether the parser is between sequences: in the ground state, with no UTF-8
+    /// sequence begun (what it reads next is read from scratch).
+    pub fn is_ground(&self) -> bool {
+        self.state == State::Ground && self.utf8_need == 0
+    }
+
     pub fn new() -> Parser {
         Parser {
             state: State::Ground,

@@ -36,6 +36,40 @@ pub fn printable_ascii_len(bytes: &[u8]) -> usize {
     }
 }
 
+/// Counts the whole lines at the start of `bytes`, each printable ASCII of at most `cols`
+/// bytes then CR LF (what the screen takes at once in a flood); returns how many, and the
+/// bytes they take. By blocks of 64 bytes with SSE2 for screens of 63 columns or more, of 16
+/// for 16 or more (a line inside a block is then never too wide, so only the lines that cross
+/// blocks are measured): a flood of short lines (`yes`) costs its bytes, not a step per line.
+pub fn whole_lines(bytes: &[u8], cols: usize) -> (usize, usize) {
+    #[cfg(target_arch = "x86_64")]
+    let end = match cols {
+        63.. => sse2::whole_lines_end_64(bytes, cols),
+        16.. => sse2::whole_lines_end(bytes, cols),
+        _ => 0,
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let end = 0;
+    // Each whole line holds one LF, its last byte: counted at memchr's speed.
+    let lines = memchr::memchr_iter(b'\n', &bytes[..end]).count();
+    let (more, taken) = whole_lines_scalar(&bytes[end..], cols);
+    (lines + more, end + taken)
+}
+
+/// [`whole_lines`] a line at a time: the definition.
+fn whole_lines_scalar(bytes: &[u8], cols: usize) -> (usize, usize) {
+    let (mut lines, mut at) = (0, 0);
+    loop {
+        let rest = &bytes[at..];
+        let n = printable_ascii_len(rest);
+        if n > cols || rest.get(n..n + 2) != Some(b"\r\n") {
+            return (lines, at);
+        }
+        lines += 1;
+        at += n + 2;
+    }
+}
+
 #[inline]
 fn is_printable(b: u8) -> bool {
     (0x20..0x7f).contains(&b)
@@ -48,9 +82,9 @@ fn scalar_len(bytes: &[u8], start: usize) -> usize {
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi32, _mm_set1_epi8,
-        _mm_setzero_si128, _mm_storeu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi8,
-        _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi8, _mm_xor_si128,
+        __m128i, _mm_add_epi8, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi32, _mm_set1_epi8, _mm_setzero_si128, _mm_storeu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+        _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi8, _mm_xor_si128,
     };
 
     use crate::cell::Cell;
@@ -104,6 +138,116 @@ mod sse2 {
         }
     }
 
+    /// Three masks of the sixteen bytes at `bytes[i..]` (bit k for byte i + k): bytes that are
+    /// neither printable ASCII nor CR nor LF, CRs, and LFs.
+    #[inline(always)]
+    fn line_masks(bytes: &[u8], i: usize) -> (u32, u32, u32) {
+        assert!(i + 16 <= bytes.len());
+        // SAFETY: asserted `i + 16 <= bytes.len()`: the 16 bytes read lie inside `bytes`; the
+        // unaligned load has no alignment requirement, and SSE2 is part of x86-64.
+        unsafe {
+            let chunk = _mm_loadu_si128(bytes.as_ptr().add(i) as *const __m128i);
+            let flipped = _mm_xor_si128(chunk, _mm_set1_epi8(i8::MIN));
+            let below = _mm_cmpgt_epi8(_mm_set1_epi8((0x20u8 ^ 0x80) as i8), flipped);
+            let above = _mm_cmpgt_epi8(flipped, _mm_set1_epi8((0x7eu8 ^ 0x80) as i8));
+            let other = _mm_movemask_epi8(_mm_or_si128(below, above)) as u32;
+            let cr = _mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(b'\r' as i8))) as u32;
+            let lf = _mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(b'\n' as i8))) as u32;
+            (other & !(cr | lf), cr, lf)
+        }
+    }
+
+    /// The masks of [`line_masks`] for the 64 bytes at `bytes[i..]`, with one compare fewer for
+    /// printable bytes: b is in 0x20..=0x7E exactly when b + 1 (wrapping), as a signed byte, is
+    /// above 0x20 (0x7F becomes -128, and 0x80..=0xFF negative or 0).
+    #[inline(always)]
+    fn line_masks_64(bytes: &[u8], i: usize) -> (u64, u64, u64) {
+        assert!(i + 64 <= bytes.len());
+        let (mut other, mut cr, mut lf) = (0u64, 0u64, 0u64);
+        for k in 0..4 {
+            // SAFETY: asserted `i + 64 <= bytes.len()`: the 16 bytes read at `i + 16 * k`
+            // (k < 4) lie inside `bytes`; the unaligned load has no alignment requirement, and
+            // SSE2 is part of x86-64.
+            let (o, c, l) = unsafe {
+                let chunk = _mm_loadu_si128(bytes.as_ptr().add(i + 16 * k) as *const __m128i);
+                let printable = _mm_cmpgt_epi8(_mm_add_epi8(chunk, _mm_set1_epi8(1)), _mm_set1_epi8(0x20));
+                (
+                    !_mm_movemask_epi8(printable) as u32 & 0xffff,
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(b'\r' as i8))) as u32,
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(b'\n' as i8))) as u32,
+                )
+            };
+            other |= (o as u64) << (16 * k);
+            cr |= (c as u64) << (16 * k);
+            lf |= (l as u64) << (16 * k);
+        }
+        (other & !(cr | lf), cr, lf)
+    }
+
+    /// [`whole_lines_end`] by blocks of 64 bytes, for `cols >= 63`.
+    pub fn whole_lines_end_64(bytes: &[u8], cols: usize) -> usize {
+        debug_assert!(cols >= 63);
+        let (mut start, mut end) = (0, 0);
+        let mut i = 0;
+        let mut carry = 0;
+        while i + 64 <= bytes.len() {
+            let (other, cr, lf) = line_masks_64(bytes, i);
+            let broken = other | (lf ^ ((cr << 1) | carry));
+            let good_lf = if broken == 0 { lf } else { lf & ((1 << broken.trailing_zeros()) - 1) };
+            if good_lf != 0 {
+                let first = i + good_lf.trailing_zeros() as usize;
+                if first - 1 - start > cols {
+                    return end;
+                }
+                start = i + (63 - good_lf.leading_zeros()) as usize + 1;
+                end = start;
+            }
+            if broken != 0 || i + 64 - start > cols + 1 {
+                return end;
+            }
+            carry = cr >> 63;
+            i += 64;
+        }
+        end
+    }
+
+    /// Where the whole lines at the start of `bytes` end (see `super::whole_lines`), found by
+    /// blocks of sixteen bytes, for `cols >= 16`: up to the block where the lines stop being
+    /// whole (the caller goes on a line at a time from there).
+    pub fn whole_lines_end(bytes: &[u8], cols: usize) -> usize {
+        debug_assert!(cols >= 16);
+        // `start`: where the line being read starts; `end`: just after the last whole line.
+        let (mut start, mut end) = (0, 0);
+        let mut i = 0;
+        // Whether the block before ended in CR (so this one must start with its LF).
+        let mut carry = 0;
+        while i + 16 <= bytes.len() {
+            let (other, cr, lf) = line_masks(bytes, i);
+            // Every CR must be followed by an LF and every LF preceded by a CR.
+            let wanted_lf = ((cr << 1) | carry) & 0xffff;
+            let broken = other | (lf ^ wanted_lf);
+            let good_lf = if broken == 0 { lf } else { lf & ((1 << broken.trailing_zeros()) - 1) };
+            if good_lf != 0 {
+                // The line ending at the first LF may have begun blocks ago; those after it
+                // in this block are under sixteen bytes, never wider than the screen.
+                let first = i + good_lf.trailing_zeros() as usize;
+                if first - 1 - start > cols {
+                    return end;
+                }
+                start = i + (31 - good_lf.leading_zeros()) as usize + 1;
+                end = start;
+            }
+            // The line running on into the next block is already too wide (its bytes so far
+            // are printable, and a CR at most).
+            if broken != 0 || i + 16 - start > cols + 1 {
+                return end;
+            }
+            carry = cr >> 15;
+            i += 16;
+        }
+        end
+    }
+
     pub fn printable_ascii_len(bytes: &[u8]) -> usize {
         let mut i = 0;
         // Flip the sign bit so that a signed compare orders bytes as unsigned ones:
@@ -145,6 +289,42 @@ mod tests {
                 assert!(dst[len..].iter().all(|&c| c == Cell::blank(3)), "nothing written past the run");
             }
         }
+    }
+
+    /// Lines of every length from 0 to past `cols`, ended by CR LF, with one byte at one
+    /// place replaced by each byte that matters (every control, DEL, 8-bit, a printable one).
+    #[test]
+    fn whole_lines_agree_with_the_line_at_a_time_definition_everywhere() {
+        let mut checked = 0;
+        for cols in [1, 2, 15, 16, 17, 31, 40, 62, 63, 64, 80, 130] {
+            for seed in 0..40usize {
+                // Line lengths from a little walk, so that lines cross blocks every way.
+                let mut text = Vec::new();
+                let mut len = seed % (cols + 3);
+                for _ in 0..12 {
+                    text.extend((0..len).map(|k| 0x20 + ((seed + 3 * k) % 95) as u8));
+                    text.extend_from_slice(b"\r\n");
+                    len = (len * 7 + seed + 5) % (cols + 3);
+                }
+                assert_eq!(whole_lines(&text, cols), whole_lines_scalar(&text, cols), "cols {cols} seed {seed}");
+                for pos in 0..text.len() {
+                    for b in (0u8..0x20).chain([b'a', 0x7f, 0x80, 0xc3, 0xff]) {
+                        let mut t = text.clone();
+                        t[pos] = b;
+                        assert_eq!(
+                            whole_lines(&t, cols),
+                            whole_lines_scalar(&t, cols),
+                            "cols {cols} seed {seed} pos {pos} byte {b:#x}"
+                        );
+                        checked += 1;
+                    }
+                    let cut = &text[..pos];
+                    assert_eq!(whole_lines(cut, cols), whole_lines_scalar(cut, cols), "cut at {pos}");
+                }
+            }
+        }
+        assert!(checked > 100_000);
+        assert_eq!(whole_lines(&b"y\r\n".repeat(1000), 80), (1000, 3000));
     }
 
     #[test]

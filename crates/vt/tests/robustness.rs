@@ -221,33 +221,83 @@ proptest! {
     /// history that fills after a few lines (and none).
     #[test]
     fn whole_lines_at_once_give_what_one_byte_at_a_time_gives(data in plain_lines(), cols in 1usize..30, rows in 1usize..8, scrollback in 0usize..6) {
-        let screen = |chunks: &[&[u8]]| {
-            let mut t = Terminal::with_scrollback(cols, rows, scrollback);
-            for c in chunks {
-                t.feed(c);
-            }
-            if let Err(v) = t.screen().check_integrity() {
-                panic!("{v}");
-            }
-            // REP repeats the last character printed, wherever the cursor is now.
-            t.feed(b"\x1b[?1049l\x1b[1;1H\x1b[2b");
-            let s = t.screen();
-            let mut out = s.dump_text();
-            let c = s.cursor();
-            out.push_str(&format!("cursor {} {} {} scrolled {} pushed {}\n", c.x, c.y, c.pending_wrap, s.scrolled(), s.history_pushed()));
-            for y in 0..s.rows() {
-                let row = s.row(y);
-                out.push_str(&format!("{:?} {:?} {:?}\n", row.iter().map(|&c| row.style(c)).collect::<Vec<_>>(), s.row_wrapped(y), s.row_damage(y)));
-            }
-            for i in 0..s.history_len() {
-                let row = s.history_row(i);
-                out.push_str(&format!("{:?} {:?} {:?}\n", s.cells_text(&row), row.iter().map(|&c| row.style(c)).collect::<Vec<_>>(), s.history_wrapped(i)));
-            }
-            out
-        };
         let bytes: Vec<&[u8]> = data.chunks(1).collect();
-        prop_assert_eq!(screen(&[&data]), screen(&bytes));
+        prop_assert_eq!(observed(cols, rows, scrollback, &[&data], false), observed(cols, rows, scrollback, &bytes, false));
     }
+
+    /// A flood fed at once (`feed_flood`, as `blitty run` feeds what came between two frames)
+    /// skips the whole lines that later lines of the same feed scroll out of the history: what
+    /// can be read of the screen afterwards must be what one byte at a time gives, whole or
+    /// cut anywhere, with histories small enough that most feeds skip.
+    #[test]
+    fn a_flood_skipping_lines_no_one_sees_gives_what_one_byte_at_a_time_gives(data in plain_lines(), cols in 1usize..30, rows in 1usize..8, scrollback in 0usize..6, cut in 0usize..10_000) {
+        let bytes: Vec<&[u8]> = data.chunks(1).collect();
+        let want = observed(cols, rows, scrollback, &bytes, false);
+        prop_assert_eq!(observed(cols, rows, scrollback, &[&data], true), want.clone());
+        let cut = cut % (data.len() + 1);
+        prop_assert_eq!(observed(cols, rows, scrollback, &[&data[..cut], &data[cut..]], true), want.clone());
+        // Skipped first and fed after (`skip_unseen`, as `blitty run` trims what it gathers),
+        // from wherever a feed left the screen.
+        let mut t = Terminal::with_scrollback(cols, rows, scrollback);
+        t.feed(&data[..cut]);
+        let skipped = t.skip_unseen(&data[cut..]);
+        t.feed(&data[cut + skipped..]);
+        prop_assert_eq!(observe(t), want);
+    }
+}
+
+/// Everything that can be read of a screen fed `chunks` (with `feed_flood` when `flood`): the
+/// text, the cursor and pending wrap, rows scrolled and pushed, each row's styles, wrap flag and
+/// damage, every history row with its styles and wrap flag, and REP's character.
+fn observed(cols: usize, rows: usize, scrollback: usize, chunks: &[&[u8]], flood: bool) -> String {
+    let mut t = Terminal::with_scrollback(cols, rows, scrollback);
+    for c in chunks {
+        if flood {
+            t.feed_flood(c);
+        } else {
+            t.feed(c);
+        }
+    }
+    observe(t)
+}
+
+/// What [`observed`] reads of `t`.
+fn observe(mut t: Terminal) -> String {
+    if let Err(v) = t.screen().check_integrity() {
+        panic!("{v}");
+    }
+    // REP repeats the last character printed, wherever the cursor is now.
+    t.feed(b"\x1b[?1049l\x1b[1;1H\x1b[2b");
+    let s = t.screen();
+    let mut out = s.dump_text();
+    let c = s.cursor();
+    out.push_str(&format!(
+        "cursor {} {} {} scrolled {} pushed {}\n",
+        c.x,
+        c.y,
+        c.pending_wrap,
+        s.scrolled(),
+        s.history_pushed()
+    ));
+    for y in 0..s.rows() {
+        let row = s.row(y);
+        out.push_str(&format!(
+            "{:?} {:?} {:?}\n",
+            row.iter().map(|&c| row.style(c)).collect::<Vec<_>>(),
+            s.row_wrapped(y),
+            s.row_damage(y)
+        ));
+    }
+    for i in 0..s.history_len() {
+        let row = s.history_row(i);
+        out.push_str(&format!(
+            "{:?} {:?} {:?}\n",
+            s.cells_text(&row),
+            row.iter().map(|&c| row.style(c)).collect::<Vec<_>>(),
+            s.history_wrapped(i)
+        ));
+    }
+    out
 }
 
 /// Bytes biased towards what terminals parse: escapes, CSI parameters, UTF-8 lead bytes.

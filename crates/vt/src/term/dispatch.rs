@@ -23,7 +23,8 @@ impl Perform for Screen {
         if self.cursor.y + 1 != self.rows || self.alt_active || !bytes.first().is_some_and(|&b| plain(b)) {
             return 0;
         }
-        self.print_whole_lines(bytes)
+        let skipped = if self.flood { self.skip_unseen_lines(bytes) } else { 0 };
+        skipped + self.print_whole_lines(&bytes[skipped..])
     }
 
     fn print_run(&mut self, chars: &[char]) {

@@ -156,6 +156,8 @@ pub struct Screen {
     /// [`Screen::collector_work`]).
     collections: u64,
     cells_scanned: u64,
+    /// Set while [`Terminal::feed_flood`] feeds: lines no one will see may be skipped.
+    flood: bool,
 }
 
 impl Screen {
@@ -197,6 +199,7 @@ impl Screen {
             bells: 0,
             collections: 0,
             cells_scanned: 0,
+            flood: false,
         }
     }
 
@@ -573,6 +576,34 @@ impl Terminal {
         self.parser.advance(&mut self.screen, bytes);
         #[cfg(debug_assertions)]
         self.screen.assert_integrity(integrity::Extent::Recent);
+    }
+
+    /// Parses `bytes` into the screen as [`Terminal::feed`] does, except that whole lines of
+    /// plain text that later lines of the same `bytes` scroll out of the history are counted
+    /// and not written: the screen, the history and their counters come out the same, and a
+    /// flood of text costs the lines that can still be seen (the screen's rows and the
+    /// history's) rather than every line. For a caller that gathers output between frames
+    /// (`blitty run` during a `cat` of a large file): with 10,000 lines of history, a frame's
+    /// 1 MB of 40-byte lines writes 10,024 of its 25,000 lines.
+    pub fn feed_flood(&mut self, bytes: &[u8]) {
+        self.screen.flood = true;
+        self.feed(bytes);
+        self.screen.flood = false;
+    }
+
+    /// The part of a flood that [`Terminal::feed_flood`] would skip, counted now without
+    /// feeding the rest: returns how many bytes at the start of `bytes` were taken (whole
+    /// lines of plain text that the whole lines after them in `bytes` scroll out of the
+    /// history), 0 unless the parser is between sequences and the screen waits at the start
+    /// of its bottom row (after a CR LF). **The caller must feed `bytes[n..]` next, before
+    /// anything reads the screen**: the counters already include the skipped lines, and the
+    /// lines after them are what evicts the rows they would have pushed. For a caller that
+    /// gathers a flood between frames and keeps only the tail it still has to parse.
+    pub fn skip_unseen(&mut self, bytes: &[u8]) -> usize {
+        if !self.parser.is_ground() {
+            return 0;
+        }
+        self.screen.skip_unseen_lines(bytes)
     }
 
     pub fn screen(&self) -> &Screen {

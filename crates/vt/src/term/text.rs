@@ -265,16 +265,7 @@ impl Screen {
     /// is not whole, plain and no wider than the screen.
     #[inline(never)]
     pub(crate) fn print_whole_lines(&mut self, bytes: &[u8]) -> usize {
-        if self.cursor.x != 0
-            || self.cursor.pending_wrap
-            || self.cursor.y + 1 != self.rows
-            || self.bottom + 1 != self.rows
-            || self.top != 0
-            || !self.full_width()
-            || self.alt_active
-            || self.modes.insert
-            || !self.charsets.gl_is_ascii()
-        {
+        if !self.takes_whole_lines() {
             return 0;
         }
         let (y, cols) = (self.cursor.y, self.cols);
@@ -308,6 +299,53 @@ impl Screen {
             self.last_char = None;
         }
         taken
+    }
+
+    /// Whether lines of plain text written now would each go into the bottom row from its
+    /// first column and scroll the whole main screen (the state [`Self::print_whole_lines`]
+    /// and [`Self::skip_unseen_lines`] need).
+    fn takes_whole_lines(&self) -> bool {
+        self.cursor.x == 0
+            && !self.cursor.pending_wrap
+            && self.cursor.y + 1 == self.rows
+            && self.bottom + 1 == self.rows
+            && self.top == 0
+            && self.full_width()
+            && !self.alt_active
+            && !self.modes.insert
+            && self.charsets.gl_is_ascii()
+    }
+
+    /// In a flood ([`crate::Terminal::feed_flood`]): of the whole lines of plain text at the
+    /// start of `bytes` (as [`Self::print_whole_lines`] takes them), those that the lines after
+    /// them would scroll out of the history before this feed ends are counted as scrolled and
+    /// not written. Returns the bytes they take; 0 when the screen is in another state, or
+    /// when no more whole lines follow than the screen and its history hold.
+    ///
+    /// Why it gives the same screen as writing them: each whole line leaves the cursor at the
+    /// start of the bottom row and scrolls the whole screen by one row, whatever the line
+    /// holds. After `rows + history_cap` more such lines every row that was on the screen or
+    /// in the history before them has left the history, the first of the kept lines too
+    /// (which is written over what was left on the bottom row, as the skipped lines would
+    /// have been); and the pen, modes, margins, sets and tab stops are what plain text leaves
+    /// them. What the skipped lines leave is only the count of rows scrolled and pushed into
+    /// history, which is counted here. The caller writes the kept lines at once
+    /// ([`Self::print_whole_lines`]), so nothing reads the screen in between.
+    pub(crate) fn skip_unseen_lines(&mut self, bytes: &[u8]) -> usize {
+        let keep = self.rows + self.main.history_cap();
+        // A whole line takes at least its CR LF: too few bytes for more than `keep` lines.
+        if bytes.len() < 2 * (keep + 1) || !self.takes_whole_lines() {
+            return 0;
+        }
+        let (lines, end) = crate::scan::whole_lines(bytes, self.cols);
+        if lines <= keep {
+            return 0;
+        }
+        // The skipped lines end with the LF before the kept ones (a whole line holds no LF but
+        // its last byte): found from the end, over the kept lines only.
+        let Some(lf) = memchr::memrchr_iter(b'\n', &bytes[..end]).nth(keep) else { return 0 };
+        self.main.count_unseen_scrolls(lines - keep);
+        lf + 1
     }
 
     /// The runs [`Self::print_ascii_run`] does not write in place: wrapping, insert mode, a
