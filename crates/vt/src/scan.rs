@@ -38,16 +38,13 @@ pub fn printable_ascii_len(bytes: &[u8]) -> usize {
 
 /// Counts the whole lines at the start of `bytes`, each printable ASCII of at most `cols`
 /// bytes then CR LF (what the screen takes at once in a flood); returns how many, and the
-/// bytes they take. By blocks of 64 bytes with SSE2 for screens of 63 columns or more, of 16
-/// for 16 or more (a line inside a block is then never too wide, so only the lines that cross
-/// blocks are measured): a flood of short lines (`yes`) costs its bytes, not a step per line.
+/// bytes they take. By blocks of 64 bytes with SSE2 for screens of 63 columns or more (a line
+/// inside a block is then never too wide, so only the lines that cross blocks are measured): a
+/// flood of short lines (`yes`) costs its bytes, not a step per line. Narrower screens go a line
+/// at a time.
 pub fn whole_lines(bytes: &[u8], cols: usize) -> (usize, usize) {
     #[cfg(target_arch = "x86_64")]
-    let end = match cols {
-        63.. => sse2::whole_lines_end_64(bytes, cols),
-        16.. => sse2::whole_lines_end(bytes, cols),
-        _ => 0,
-    };
+    let end = if cols >= 63 { sse2::whole_lines_end(bytes, cols) } else { 0 };
     #[cfg(not(target_arch = "x86_64"))]
     let end = 0;
     // Each whole line holds one LF, its last byte: counted at memchr's speed.
@@ -138,30 +135,12 @@ mod sse2 {
         }
     }
 
-    /// Three masks of the sixteen bytes at `bytes[i..]` (bit k for byte i + k): bytes that are
-    /// neither printable ASCII nor CR nor LF, CRs, and LFs.
+    /// Three masks of the 64 bytes at `bytes[i..]` (bit k for byte i + k): bytes that are
+    /// neither printable ASCII nor CR nor LF, CRs, and LFs. A byte b is printable ASCII
+    /// (0x20..=0x7E) exactly when b + 1 (wrapping), as a signed byte, is above 0x20: 0x7F
+    /// becomes -128, and 0x80..=0xFF negative or 0.
     #[inline(always)]
-    fn line_masks(bytes: &[u8], i: usize) -> (u32, u32, u32) {
-        assert!(i + 16 <= bytes.len());
-        // SAFETY: asserted `i + 16 <= bytes.len()`: the 16 bytes read lie inside `bytes`; the
-        // unaligned load has no alignment requirement, and SSE2 is part of x86-64.
-        unsafe {
-            let chunk = _mm_loadu_si128(bytes.as_ptr().add(i) as *const __m128i);
-            let flipped = _mm_xor_si128(chunk, _mm_set1_epi8(i8::MIN));
-            let below = _mm_cmpgt_epi8(_mm_set1_epi8((0x20u8 ^ 0x80) as i8), flipped);
-            let above = _mm_cmpgt_epi8(flipped, _mm_set1_epi8((0x7eu8 ^ 0x80) as i8));
-            let other = _mm_movemask_epi8(_mm_or_si128(below, above)) as u32;
-            let cr = _mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(b'\r' as i8))) as u32;
-            let lf = _mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(b'\n' as i8))) as u32;
-            (other & !(cr | lf), cr, lf)
-        }
-    }
-
-    /// The masks of [`line_masks`] for the 64 bytes at `bytes[i..]`, with one compare fewer for
-    /// printable bytes: b is in 0x20..=0x7E exactly when b + 1 (wrapping), as a signed byte, is
-    /// above 0x20 (0x7F becomes -128, and 0x80..=0xFF negative or 0).
-    #[inline(always)]
-    fn line_masks_64(bytes: &[u8], i: usize) -> (u64, u64, u64) {
+    fn line_masks(bytes: &[u8], i: usize) -> (u64, u64, u64) {
         assert!(i + 64 <= bytes.len());
         let (mut other, mut cr, mut lf) = (0u64, 0u64, 0u64);
         for k in 0..4 {
@@ -184,17 +163,24 @@ mod sse2 {
         (other & !(cr | lf), cr, lf)
     }
 
-    /// [`whole_lines_end`] by blocks of 64 bytes, for `cols >= 63`.
-    pub fn whole_lines_end_64(bytes: &[u8], cols: usize) -> usize {
+    /// Where the whole lines at the start of `bytes` end (see `super::whole_lines`), found by
+    /// blocks of 64 bytes, for `cols >= 63`: up to the block where the lines stop being whole
+    /// (the caller goes on a line at a time from there).
+    pub fn whole_lines_end(bytes: &[u8], cols: usize) -> usize {
         debug_assert!(cols >= 63);
+        // `start`: where the line being read starts; `end`: just after the last whole line;
+        // `carry`: the block before ended in CR (so this one must start with its LF).
         let (mut start, mut end) = (0, 0);
         let mut i = 0;
         let mut carry = 0;
         while i + 64 <= bytes.len() {
-            let (other, cr, lf) = line_masks_64(bytes, i);
+            let (other, cr, lf) = line_masks(bytes, i);
+            // Every CR must be followed by an LF and every LF preceded by a CR.
             let broken = other | (lf ^ ((cr << 1) | carry));
             let good_lf = if broken == 0 { lf } else { lf & ((1 << broken.trailing_zeros()) - 1) };
             if good_lf != 0 {
+                // The line ending at the first LF may have begun blocks ago; those after it in
+                // this block are under 64 bytes, never wider than the screen.
                 let first = i + good_lf.trailing_zeros() as usize;
                 if first - 1 - start > cols {
                     return end;
@@ -202,48 +188,13 @@ mod sse2 {
                 start = i + (63 - good_lf.leading_zeros()) as usize + 1;
                 end = start;
             }
+            // The line running on into the next block is already too wide (its bytes so far
+            // are printable, and a CR at most).
             if broken != 0 || i + 64 - start > cols + 1 {
                 return end;
             }
             carry = cr >> 63;
             i += 64;
-        }
-        end
-    }
-
-    /// Where the whole lines at the start of `bytes` end (see `super::whole_lines`), found by
-    /// blocks of sixteen bytes, for `cols >= 16`: up to the block where the lines stop being
-    /// whole (the caller goes on a line at a time from there).
-    pub fn whole_lines_end(bytes: &[u8], cols: usize) -> usize {
-        debug_assert!(cols >= 16);
-        // `start`: where the line being read starts; `end`: just after the last whole line.
-        let (mut start, mut end) = (0, 0);
-        let mut i = 0;
-        // Whether the block before ended in CR (so this one must start with its LF).
-        let mut carry = 0;
-        while i + 16 <= bytes.len() {
-            let (other, cr, lf) = line_masks(bytes, i);
-            // Every CR must be followed by an LF and every LF preceded by a CR.
-            let wanted_lf = ((cr << 1) | carry) & 0xffff;
-            let broken = other | (lf ^ wanted_lf);
-            let good_lf = if broken == 0 { lf } else { lf & ((1 << broken.trailing_zeros()) - 1) };
-            if good_lf != 0 {
-                // The line ending at the first LF may have begun blocks ago; those after it
-                // in this block are under sixteen bytes, never wider than the screen.
-                let first = i + good_lf.trailing_zeros() as usize;
-                if first - 1 - start > cols {
-                    return end;
-                }
-                start = i + (31 - good_lf.leading_zeros()) as usize + 1;
-                end = start;
-            }
-            // The line running on into the next block is already too wide (its bytes so far
-            // are printable, and a CR at most).
-            if broken != 0 || i + 16 - start > cols + 1 {
-                return end;
-            }
-            carry = cr >> 15;
-            i += 16;
         }
         end
     }
