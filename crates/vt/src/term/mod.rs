@@ -582,9 +582,9 @@ impl Terminal {
     /// plain text that later lines of the same `bytes` scroll out of the history are counted
     /// and not written: the screen, the history and their counters come out the same, and a
     /// flood of text costs the lines that can still be seen (the screen's rows and the
-    /// history's) rather than every line. For a caller that gathers output between frames
-    /// (`blitty run` during a `cat` of a large file): with 10,000 lines of history, a frame's
-    /// 1 MB of 40-byte lines writes 10,024 of its 25,000 lines.
+    /// history's) rather than every line. For a caller that gathers output between frames or
+    /// shows it later (with 10,000 lines of history, a frame's 1 MB of 40-byte lines writes
+    /// 10,024 of its 25,000 lines); `blitty run` does not (see the README's benchmark).
     pub fn feed_flood(&mut self, bytes: &[u8]) {
         self.screen.flood = true;
         self.feed(bytes);

@@ -329,8 +329,9 @@ impl Screen {
     /// (which is written over what was left on the bottom row, as the skipped lines would
     /// have been); and the pen, modes, margins, sets and tab stops are what plain text leaves
     /// them. What the skipped lines leave is only the count of rows scrolled and pushed into
-    /// history, which is counted here. The caller writes the kept lines at once
-    /// ([`Self::print_whole_lines`]), so nothing reads the screen in between.
+    /// history, which is counted here. The caller writes the kept lines next, before anything
+    /// reads the screen: `print_lines` at once, [`crate::Terminal::skip_unseen`]'s caller as
+    /// its contract says.
     pub(crate) fn skip_unseen_lines(&mut self, bytes: &[u8]) -> usize {
         let keep = self.rows + self.main.history_cap();
         // A whole line takes at least its CR LF: too few bytes for more than `keep` lines.
