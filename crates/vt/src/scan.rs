@@ -53,18 +53,23 @@ pub fn whole_lines(bytes: &[u8], cols: usize) -> (usize, usize) {
     (lines + more, end + taken)
 }
 
+/// The length of the text of the line at the start of `bytes` when it is a whole line:
+/// printable ASCII, at most `cols` bytes, then CR LF (which it does not count). `None` for
+/// anything else (a longer line wraps; a control or UTF-8 goes the general way).
+#[inline]
+pub fn whole_line(bytes: &[u8], cols: usize) -> Option<usize> {
+    let n = printable_ascii_len(bytes);
+    (n <= cols && bytes.get(n..n + 2) == Some(b"\r\n")).then_some(n)
+}
+
 /// [`whole_lines`] a line at a time: the definition.
 fn whole_lines_scalar(bytes: &[u8], cols: usize) -> (usize, usize) {
     let (mut lines, mut at) = (0, 0);
-    loop {
-        let rest = &bytes[at..];
-        let n = printable_ascii_len(rest);
-        if n > cols || rest.get(n..n + 2) != Some(b"\r\n") {
-            return (lines, at);
-        }
+    while let Some(n) = whole_line(&bytes[at..], cols) {
         lines += 1;
         at += n + 2;
     }
+    (lines, at)
 }
 
 #[inline]

@@ -270,14 +270,10 @@ impl Screen {
         }
         let (y, cols) = (self.cursor.y, self.cols);
         let mut taken = 0;
-        loop {
+        // A line wider than the screen wraps: the general way. One exactly as wide leaves a
+        // pending wrap that its CR takes back, so it is taken here.
+        while let Some(n) = crate::scan::whole_line(&bytes[taken..], cols) {
             let rest = &bytes[taken..];
-            let n = crate::scan::printable_ascii_len(rest);
-            // A line wider than the screen wraps: the general way. One exactly as wide leaves a
-            // pending wrap that its CR takes back, so it is taken here.
-            if n > cols || rest.get(n..n + 2) != Some(b"\r\n") {
-                break;
-            }
             if n > 0 {
                 let style = self.pen_id(y);
                 let (row, meta) = self.main.row_meta_mut(y);
