@@ -218,6 +218,68 @@ impl Params {
     }
 }
 
+/// A CSI sequence whole in the 48 bytes at the start of `bytes` (just after `ESC [`), with at
+/// least 52 bytes there: numbers separated by `;`, then a final byte (the form of colour-dense
+/// output's SGRs, and of CUP, ED, EL and most others). Reads its parameters into `params`, as
+/// [`Params::read`] would, and returns its length with the final byte; None for anything else,
+/// which is read the general way: sub-parameters, a private marker, intermediates, a control
+/// inside, 32 parameters or more, a longer sequence, the last bytes of a buffer.
+///
+/// Where each number ends is found for the whole sequence at once (the masks of its digits and
+/// semicolons), and each number of up to four digits is read without a branch. The byte at a
+/// time loop took about fourteen instructions a byte, and mispredicted where each number of
+/// random length ended: colour-dense output sends six numbers or more per cell.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn numeric_csi(bytes: &[u8], params: &mut Params) -> Option<usize> {
+    let block: &[u8; 52] = bytes.get(..52)?.try_into().ok()?;
+    let (digits, semicolons) = crate::scan::digits_and_semicolons(block);
+    // Bits 48 and up are neither: `end` is at most 48.
+    let end = (!(digits | semicolons)).trailing_zeros() as usize;
+    if end >= 48 || !(0x40..=0x7e).contains(&block[end]) {
+        return None;
+    }
+    let mut ends = semicolons & ((1u64 << end) - 1);
+    if end > 30 && ends.count_ones() as usize >= MAX_PARAMS {
+        return None;
+    }
+    let (mut len, mut start) = (0, 0);
+    while ends != 0 {
+        let e = ends.trailing_zeros() as usize;
+        params.vals[len] = number(block, start, e - start);
+        len += 1;
+        start = e + 1;
+        ends &= ends - 1;
+    }
+    if end > 0 {
+        params.vals[len] = number(block, start, end - start);
+        len += 1;
+    }
+    (params.len, params.sub, params.full) = (len, 0, false);
+    Some(end + 1)
+}
+
+/// The number of the `n` digits at `block[start..]` (`start + n` at most 48), as
+/// [`Params::read`] reads it (at most `u16::MAX`). Up to four digits without a branch: the four
+/// bytes from `start` are loaded as one word, the digits moved to its top so that what follows
+/// them drops off and zeros lead, and the pairs of digits, then the pairs of pairs, combined
+/// with two multiplications.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn number(block: &[u8; 52], start: usize, n: usize) -> u16 {
+    if n > 4 {
+        let digits = &block[start..start + n];
+        return digits.iter().fold(0u32, |v, &b| (v * 10 + (b - b'0') as u32).min(u16::MAX as u32)) as u16;
+    }
+    let word = u32::from_le_bytes([block[start], block[start + 1], block[start + 2], block[start + 3]]);
+    // Digits are at least b'0': subtracting borrows from none of them, only from the bytes after.
+    let word = word.wrapping_sub(0x3030_3030);
+    // The first digit of four is the lowest byte: d0 d1 d2 d3 is d0*1000 + d1*100 + d2*10 + d3.
+    let word = ((word as u64) << (8 * (4 - n))) as u32;
+    let pairs = (word * 10 + (word >> 8)) & 0x00ff_00ff;
+    (((pairs as u64 * (1 + (100 << 16))) >> 16) & 0xffff) as u16
+}
+
 /// `CSI m`, or `CSI Ps m` with one or two digits, at the start of `bytes` (just after `ESC [`):
 /// its parameter (`None` for none) and its length. Anything longer or else is None, and goes
 /// the general way, as does a sequence with fewer than three bytes after `ESC [` in the buffer.
@@ -398,6 +460,30 @@ impl Parser {
                         if let Some((value, n)) = parse_short_sgr(&bytes[i + 2..]) {
                             p.short_sgr(value);
                             i += 2 + n;
+                            continue;
+                        }
+                        #[cfg(target_arch = "x86_64")]
+                        if let Some(n) = numeric_csi(&bytes[i + 2..], &mut self.params) {
+                            // SGR apart, so that its dispatch is found at compile time.
+                            match bytes[i + 1 + n] {
+                                b'm' => p.csi_dispatch(&self.params, 0, &[], b'm'),
+                                f => p.csi_dispatch(&self.params, 0, &[], f),
+                            }
+                            i += 2 + n;
+                            // Colour-dense output: one character, the next SGR, one character,
+                            // ... taken here rather than by two more turns of the loop each.
+                            while let [c @ 0x20..=0x7e, 0x1b, b'[', ..] = bytes[i..] {
+                                // (VT52 mode cannot begin here: only `CSI ? 2 l` enters it, and
+                                // these sequences have no private marker.)
+                                p.print_ascii(&[c]);
+                                i += 1;
+                                let Some(n) = numeric_csi(&bytes[i + 2..], &mut self.params) else { break };
+                                match bytes[i + 1 + n] {
+                                    b'm' => p.csi_dispatch(&self.params, 0, &[], b'm'),
+                                    f => self.dispatch_other(p, f),
+                                }
+                                i += 2 + n;
+                            }
                             continue;
                         }
                         // A whole CSI sequence is parsed in one pass; otherwise the state
@@ -648,6 +734,13 @@ impl Parser {
             }
             _ => None,
         }
+    }
+
+    /// A whole CSI sequence other than SGR that [`numeric_csi`] read, met among colour-dense
+    /// cells: dispatched out of line, so that the loop that takes those cells stays small.
+    #[inline(never)]
+    fn dispatch_other<P: Perform>(&mut self, p: &mut P, f: u8) {
+        p.csi_dispatch(&self.params, 0, &[], f);
     }
 
     fn csi_dispatch<P: Perform>(&mut self, p: &mut P, b: u8) {
@@ -1008,7 +1101,10 @@ mod tests {
                 b"\x1b[", b"\x1b#8", b"\x1b %", b"\x1b\x7f", b"\x1b\r", b"\xc3\xa9", b"\xe5\xad\x97", b"\xe5",
                 b"\xad", b"\xf0\x9f\x98\x80", b"\xc2\x9b", b"\x80", b"\xff", b"\x9b",
                 b"\x1b[?2l", b"\x1b<", b"\x1bY", b"\x1bY!!", b"\x1bA",
-            ]), 0..40),
+                // Colour-dense cells, read by masks when the buffer holds 52 bytes after `ESC [`.
+                b"\x1b[38;5;196;48;5;21m", b"\x1b[38;2;255;128;0;48;2;1;22;133m", b"\x1b[0;1;4;38;5;9m",
+                b"\x1b[;;m", b"12345", b"\x1b[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1m",
+            ]), 0..60),
             cut in 0usize..1000,
         ) {
             let s: Vec<u8> = pieces.concat();
@@ -1087,6 +1183,98 @@ mod tests {
         assert_eq!(parse(&["a\u{85}b\u{84}c\u{90}d".as_bytes()]), ["print a", "print b", "print c", "print d"]);
         // (The letter before a UTF-8 sequence goes with its run, so the text comes in two calls.)
         assert_eq!(parse_joined(&["\u{9d}0;x\u{9c}".as_bytes()]), ["print 0;x"]);
+    }
+
+    /// Every number of up to four digits (leading zeros too), followed by every byte, at the
+    /// start, the middle and the last place of a block: what the byte at a time loop reads.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn numbers_read_a_word_at_a_time_are_what_the_byte_at_a_time_loop_reads() {
+        let mut checked = 0;
+        for n in 0..=4u32 {
+            for value in 0..10u32.pow(n) {
+                let digits = format!("{value:0width$}", width = n as usize);
+                let digits = if n == 0 { String::new() } else { digits };
+                for after in 0..=255u8 {
+                    for start in [0, 17, 48 - n as usize] {
+                        let mut block = [after; 52];
+                        block[start..start + n as usize].copy_from_slice(digits.as_bytes());
+                        let mut p = Params::default();
+                        p.read(&block[start..start + n as usize]);
+                        assert_eq!(
+                            number(&block, start, n as usize),
+                            p.raw(0),
+                            "{digits:?} then {after:#x} at {start}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 11_111 * 256 * 3);
+        // Longer ones saturate as the loop does.
+        let block = *b"0000065535;65536;123456789;00000000000000000001;m...";
+        assert_eq!(
+            [number(&block, 0, 10), number(&block, 11, 5), number(&block, 17, 9), number(&block, 27, 20)],
+            [65535, 65535, 65535, 1]
+        );
+    }
+
+    /// CSI parameters of every shape (empty ones, numbers of every length, as many as fit and
+    /// more, sub-parameters, private markers, intermediates, a control inside, every final
+    /// byte), with what follows them in the buffer: where [`numeric_csi`] reads a sequence, its
+    /// parameters and length are what [`Params::read`] gives, and it reads every sequence of
+    /// numbers and semicolons that ends in a final byte within 48 bytes with under 32 numbers.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn whole_sequences_read_by_masks_give_the_parameters_the_byte_at_a_time_loop_gives() {
+        let numbers = ["", "0", "5", "38", "255", "1000", "9999", "65535", "65536", "000007", "123456"];
+        let mut taken = 0;
+        let mut checked = 0;
+        for count in 0..=34usize {
+            for shape in 0..numbers.len() * 3 {
+                let mut body = String::new();
+                for k in 0..count {
+                    if k > 0 {
+                        body.push(if shape >= numbers.len() * 2 && k == count / 2 { ':' } else { ';' });
+                    }
+                    body.push_str(numbers[(shape + k * 7) % numbers.len()]);
+                }
+                for end in ["m", "H", "@", "~", "?m", " q", "\n", ":m", "\x1b", "\u{7f}"] {
+                    for lead in ["", "?", ">"] {
+                        let text = format!("{lead}{body}{end}");
+                        let mut buf = text.into_bytes();
+                        buf.resize(buf.len().max(52) + 8, b'7');
+                        let mut fast = Params::default();
+                        let mut slow = Params::default();
+                        // As the parser reads them: only a parameter byte starts parameters.
+                        let read = if lead.is_empty() && matches!(buf[0], b'0'..=b';') { slow.read(&buf) } else { 0 };
+                        match numeric_csi(&buf, &mut fast) {
+                            Some(n) => {
+                                assert!(lead.is_empty() && (0x40..=0x7e).contains(&buf[read]), "{buf:?}");
+                                assert_eq!(n, read + 1, "{buf:?}");
+                                assert_eq!(
+                                    (fast.values(), fast.sub, fast.full),
+                                    (slow.values(), slow.sub, slow.full),
+                                    "{buf:?}"
+                                );
+                                taken += 1;
+                            }
+                            None => {
+                                let simple = lead.is_empty()
+                                    && read < 48
+                                    && (0x40..=0x7e).contains(&buf[read])
+                                    && !buf[..read].contains(&b':')
+                                    && buf[..read].iter().filter(|&&b| b == b';').count() < MAX_PARAMS - 1;
+                                assert!(!simple, "not read by masks: {buf:?}");
+                            }
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(taken > 1000 && checked > 20_000, "{taken} of {checked}");
     }
 
     #[test]

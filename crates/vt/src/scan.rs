@@ -62,6 +62,14 @@ pub fn whole_line(bytes: &[u8], cols: usize) -> Option<usize> {
     (n <= cols && bytes.get(n..n + 2) == Some(b"\r\n")).then_some(n)
 }
 
+/// Two masks of the 48 bytes at the start of `bytes` (which holds at least 48), bit k for byte
+/// k: digits, and semicolons. What the parser finds an SGR's numbers by.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub fn digits_and_semicolons(bytes: &[u8]) -> (u64, u64) {
+    sse2::digits_and_semicolons(bytes)
+}
+
 /// [`whole_lines`] a line at a time: the definition.
 fn whole_lines_scalar(bytes: &[u8], cols: usize) -> (usize, usize) {
     let (mut lines, mut at) = (0, 0);
@@ -84,9 +92,10 @@ fn scalar_len(bytes: &[u8], start: usize) -> usize {
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_add_epi8, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi32, _mm_set1_epi8, _mm_setzero_si128, _mm_storeu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
-        _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi8, _mm_xor_si128,
+        __m128i, _mm_add_epi8, _mm_and_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
+        _mm_or_si128, _mm_set1_epi32, _mm_set1_epi8, _mm_setzero_si128, _mm_storeu_si128, _mm_unpackhi_epi16,
+        _mm_unpackhi_epi32, _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi8,
+        _mm_xor_si128,
     };
 
     use crate::cell::Cell;
@@ -138,6 +147,31 @@ mod sse2 {
                 }
             }
         }
+    }
+
+    /// See `super::digits_and_semicolons`. Digits are the bytes above `/` and below `:` as
+    /// signed bytes (bytes from 0x80 are negative, so never digits).
+    #[inline(always)]
+    pub fn digits_and_semicolons(bytes: &[u8]) -> (u64, u64) {
+        assert!(bytes.len() >= 48);
+        let (mut digits, mut semicolons) = (0u64, 0u64);
+        for k in 0..3 {
+            // SAFETY: asserted `bytes.len() >= 48`: the 16 bytes read at `16 * k` (k < 3) lie
+            // inside `bytes`; the unaligned load has no alignment requirement, and SSE2 is part
+            // of x86-64.
+            let (d, s) = unsafe {
+                let chunk = _mm_loadu_si128(bytes.as_ptr().add(16 * k) as *const __m128i);
+                let digit = _mm_and_si128(
+                    _mm_cmpgt_epi8(chunk, _mm_set1_epi8(b'/' as i8)),
+                    _mm_cmpgt_epi8(_mm_set1_epi8(b':' as i8), chunk),
+                );
+                let semicolon = _mm_cmpeq_epi8(chunk, _mm_set1_epi8(b';' as i8));
+                (_mm_movemask_epi8(digit) as u32 as u64, _mm_movemask_epi8(semicolon) as u32 as u64)
+            };
+            digits |= d << (16 * k);
+            semicolons |= s << (16 * k);
+        }
+        (digits, semicolons)
     }
 
     /// Three masks of the 64 bytes at `bytes[i..]` (bit k for byte i + k): bytes that are

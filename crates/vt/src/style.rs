@@ -127,11 +127,9 @@ impl Style {
     /// for a style that packs; None for a style that needs an entry in its row's list.
     #[inline]
     pub fn fixed_id(&self) -> Option<u32> {
-        if self.is_default() {
-            Some(0)
-        } else {
-            self.pack()
-        }
+        // The default style packs to PACKED alone, and no other style does: one test after
+        // packing, rather than testing every field for the default first.
+        self.pack().map(|id| if id == PACKED { 0 } else { id })
     }
 
     /// The style as a style id that holds it whole, when it fits in 31 bits: foreground and

@@ -246,6 +246,75 @@ proptest! {
     }
 }
 
+/// Colour-dense output: SGRs of every kind (256-colour and RGB pairs, attributes, resets,
+/// colours out of range, numbers past 65535, empty and missing parameters, sub-parameters, more
+/// parameters than are kept), each followed by a few characters or none, between what decides
+/// how a cell is written: the cursor moved about, the right edge and autowrap, insert mode, DEC
+/// graphics, a wide character, margins, a hyperlink (styles that need a row's list), VT52 mode,
+/// the alternate screen, REP.
+fn coloured_cells() -> impl Strategy<Value = Vec<u8>> {
+    let item = prop_oneof![
+        4 => (0u32..300).prop_map(|n| format!("38;5;{n}")),
+        4 => (0u32..300).prop_map(|n| format!("48;5;{n}")),
+        3 => (0u32..300, 0u32..300, 0u32..300).prop_map(|(r, g, b)| format!("38;2;{r};{g};{b}")),
+        2 => (0u32..300, 0u32..300, 0u32..300).prop_map(|(r, g, b)| format!("48;2;{r};{g};{b}")),
+        3 => (0u32..110).prop_map(|n| n.to_string()),
+        1 => prop::sample::select(vec!["", "38", "38;5", "48;2;1", "58;5;3", "70000", "0000001", "38:5:9", "4:3"])
+            .prop_map(str::to_string),
+    ];
+    let sgr = prop::collection::vec(item, 0..6).prop_map(|v| format!("\x1b[{}m", v.join(";")).into_bytes());
+    const STATE: &[&[u8]] = &[
+        b"\r\n",
+        b"\x1b[1;1H",
+        b"\x1b[2;7H",
+        b"\x1b[999;999H",
+        b"\x1b[4h",
+        b"\x1b[4l",
+        b"\x1b(0",
+        b"\x1b(B",
+        b"\xe5\xad\x97",
+        b"\x1b[?7l",
+        b"\x1b[?7h",
+        b"\x1b[?2l",
+        b"\x1b<",
+        b"\x1b[3b",
+        b"\x1b[?1049h",
+        b"\x1b[?1049l",
+        b"\x1b[?69h\x1b[2;5s",
+        b"\x1b[?69l",
+        b"\x1b[2;4r",
+        b"\x1b]8;;http://x\x07",
+        b"\x1b]8;;\x07",
+        b"\x1b[K",
+    ];
+    let cell = (sgr, prop::collection::vec(0x20u8..0x7f, 0..4)).prop_map(|(mut s, text)| {
+        s.extend(text);
+        s
+    });
+    let piece = prop_oneof![
+        12 => prop::collection::vec(cell, 1..12).prop_map(|v| v.concat()),
+        2 => prop::sample::select(STATE).prop_map(|b| b.to_vec()),
+    ];
+    prop::collection::vec(piece, 0..30).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+    /// Whole SGRs are read by masks, and a character between two of them is taken without a
+    /// turn of the parser's loop; one byte per read, each comes the general way. The screen,
+    /// the history, the styles, the cursor, damage and REP's character must not tell the two
+    /// apart, nor a cut anywhere.
+    #[test]
+    fn colour_dense_cells_at_once_give_what_one_byte_at_a_time_gives(data in coloured_cells(), cols in 1usize..90, rows in 1usize..8, scrollback in 0usize..6, cut in 0usize..10_000) {
+        let bytes: Vec<&[u8]> = data.chunks(1).collect();
+        let want = observed(cols, rows, scrollback, &bytes, false);
+        prop_assert_eq!(observed(cols, rows, scrollback, &[&data], false), want.clone());
+        let cut = cut % (data.len() + 1);
+        prop_assert_eq!(observed(cols, rows, scrollback, &[&data[..cut], &data[cut..]], false), want);
+    }
+}
+
 /// Everything that can be read of a screen fed `chunks` (with `feed_flood` when `flood`): the
 /// text, the cursor and pending wrap, rows scrolled and pushed, each row's styles, wrap flag and
 /// damage, every history row with its styles and wrap flag, and REP's character.
