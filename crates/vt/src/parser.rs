@@ -27,6 +27,11 @@ pub const MAX_OSC: usize = 1 << 20;
 pub trait Perform {
     /// A run of printable ASCII bytes (0x20..=0x7E), in the ground state.
     fn print_ascii(&mut self, run: &[u8]);
+    /// One printable ASCII byte between two escape sequences (a colour-dense cell); the same
+    /// as [`Perform::print_ascii`] of it, which is what the default does.
+    fn print_ascii_byte(&mut self, b: u8) {
+        self.print_ascii(&[b]);
+    }
     /// One printable character that is not ASCII (or, from [`Perform::print_run`]'s default, a
     /// printable ASCII one).
     fn print(&mut self, c: char);
@@ -475,7 +480,7 @@ impl Parser {
                             while let [c @ 0x20..=0x7e, 0x1b, b'[', ..] = bytes[i..] {
                                 // (VT52 mode cannot begin here: only `CSI ? 2 l` enters it, and
                                 // these sequences have no private marker.)
-                                p.print_ascii(&[c]);
+                                p.print_ascii_byte(c);
                                 i += 1;
                                 let Some(n) = numeric_csi(&bytes[i + 2..], &mut self.params) else { break };
                                 match bytes[i + 1 + n] {

@@ -10,6 +10,11 @@ impl Perform for Screen {
         self.print_ascii_run(run);
     }
 
+    #[inline]
+    fn print_ascii_byte(&mut self, b: u8) {
+        self.print_ascii_one(b);
+    }
+
     fn print(&mut self, c: char) {
         self.print_char(c);
     }

@@ -213,25 +213,32 @@ impl Screen {
     }
 
     /// A run of printable ASCII bytes: whole slices are written into the row at once.
+    /// One printable ASCII byte between escape sequences (colour-dense output): written in
+    /// place when it needs no wrap, no insert, no charset and does not touch a wide character;
+    /// [`Self::print_ascii_run`] otherwise. Inlined into the parser's loop for such cells.
+    #[inline(always)]
+    pub(crate) fn print_ascii_one(&mut self, b: u8) {
+        let (x, y) = (self.cursor.x, self.cursor.y);
+        if !self.cursor.pending_wrap && x < self.print_right() && !self.modes.insert && self.charsets.gl_is_ascii() {
+            let style = self.pen_id(y);
+            let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
+            let (row, meta) = grid.row_meta_mut(y);
+            let old = row[x];
+            if !old.is_wide() && !old.is_spacer() {
+                row[x] = Cell::ascii(b, style);
+                meta.touch(x, x + 1);
+                self.cursor.x = x + 1;
+                self.last_char = Some(b as char);
+                return;
+            }
+        }
+        self.print_ascii_run_slow(&[b]);
+    }
+
     pub(crate) fn print_ascii_run(&mut self, run: &[u8]) {
         let (x, y) = (self.cursor.x, self.cursor.y);
         if let [b] = run {
-            // One character between escape sequences (colour-dense output): written in place
-            // when it needs no wrap, no insert, no charset and does not touch a wide character.
-            if !self.cursor.pending_wrap && x < self.print_right() && !self.modes.insert && self.charsets.gl_is_ascii()
-            {
-                let style = self.pen_id(y);
-                let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
-                let (row, meta) = grid.row_meta_mut(y);
-                let old = row[x];
-                if !old.is_wide() && !old.is_spacer() {
-                    row[x] = Cell::ascii(*b, style);
-                    meta.touch(x, x + 1);
-                    self.cursor.x = x + 1;
-                    self.last_char = Some(*b as char);
-                    return;
-                }
-            }
+            return self.print_ascii_one(*b);
         } else if !self.cursor.pending_wrap
             && x + run.len() <= self.print_right()
             && !self.modes.insert
