@@ -549,6 +549,8 @@ pub fn transcript(screen: &Screen, out: &mut Vec<u8>) {
     let last = last.max(cursor.y).min(screen.rows().saturating_sub(1));
     let history = screen.history_len();
     let mut pen = Style::default();
+    // One buffer for every cell's text: a colour-dense history of 10,000 lines is 800,000 cells.
+    let mut text = String::new();
     for i in 0..history + last + 1 {
         let (row, wrapped) = if i < history {
             (screen.history_row(i), screen.history_wrapped(i))
@@ -570,9 +572,12 @@ pub fn transcript(screen: &Screen, out: &mut Vec<u8>) {
             let style = row.style(cell);
             sgr::transition(out, &pen, &style);
             pen = style;
-            let mut text = String::new();
+            text.clear();
             screen.push_cell_text(cell, &mut text);
-            out.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect::<String>().as_bytes());
+            for c in text.chars() {
+                let c = if c.is_control() { ' ' } else { c };
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            }
             written += if cell.is_wide() { 2 } else { 1 };
         }
         sgr::transition(out, &pen, &Style::default());

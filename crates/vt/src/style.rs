@@ -157,6 +157,16 @@ impl Style {
         Some(PACKED | fg | bg << 9 | attrs << 18)
     }
 
+    /// The fixed id ([`Style::fixed_id`]: 0 or packed) of the style whose fixed id is `id`, with
+    /// its foreground and background set to palette entries `fg` and `bg`: the other fields of a
+    /// fixed style fit in the id, so it is changed in place (colour-dense output's
+    /// `38;5;n;48;5;n`) rather than packed again from every field.
+    #[inline]
+    pub fn with_palette_colours(id: u32, fg: u8, bg: u8) -> u32 {
+        debug_assert!(id == 0 || id & PACKED != 0, "a fixed id");
+        PACKED | (id & !0x3ffff) | (1 + fg as u32) | (1 + bg as u32) << 9
+    }
+
     /// The style a packed id holds ([`Style::pack`]'s inverse).
     #[inline]
     pub fn unpack(id: u32) -> Style {
@@ -412,6 +422,23 @@ mod tests {
                     assert!(id & PACKED != 0 && id != PACKED, "{s:?} packs to {id:#x}");
                     assert_eq!(list_index(id), None);
                     assert_eq!(Style::unpack(id), s);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_fixed_id_given_two_palette_colours_is_the_fixed_id_of_the_style_given_them() {
+        let attr_sets = [0, Attrs::BOLD, Attrs::PROTECTED | Attrs::INVERSE, PACKABLE_ATTRS];
+        for fg in palette_colours() {
+            for bg in palette_colours() {
+                for attrs in attr_sets {
+                    let s = Style { fg, bg, attrs: Attrs(attrs), ..Style::default() };
+                    let id = s.fixed_id().expect("palette styles are fixed");
+                    for (f, b) in [(0u8, 0u8), (255, 255), (7, 200), (196, 21)] {
+                        let want = Style { fg: Color::Indexed(f), bg: Color::Indexed(b), ..s }.fixed_id();
+                        assert_eq!(Some(Style::with_palette_colours(id, f, b)), want, "{s:?} {f} {b}");
+                    }
                 }
             }
         }

@@ -75,6 +75,16 @@ impl Screen {
                 }
                 [38, 5, f] => (idx(f), None),
                 [48, 5, b] => (None, idx(b)),
+                [38, 5, f, 48, 5, b] if f < 256 && b < 256 => {
+                    // Colour-dense output's pair: a fixed pen stays fixed, its id changed in place.
+                    (s.fg, s.bg) = (Color::Indexed(f as u8), Color::Indexed(b as u8));
+                    self.pen.fixed = match self.pen.fixed {
+                        Some(id) => Some(Style::with_palette_colours(id, f as u8, b as u8)),
+                        None => self.pen.style.fixed_id(),
+                    };
+                    self.pen.at = None;
+                    return;
+                }
                 [38, 5, f, 48, 5, b] => (idx(f), idx(b)),
                 [38, 2, r, g, b] => (rgb(r, g, b), None),
                 [48, 2, r, g, b] => (None, rgb(r, g, b)),
