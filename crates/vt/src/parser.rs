@@ -273,8 +273,10 @@ fn numeric_csi(bytes: &[u8], params: &mut Params) -> Option<usize> {
 #[inline(always)]
 fn number(block: &[u8; 52], start: usize, n: usize) -> u16 {
     if n > 4 {
-        let digits = &block[start..start + n];
-        return digits.iter().fold(0u32, |v, &b| (v * 10 + (b - b'0') as u32).min(u16::MAX as u32)) as u16;
+        // Rare (leading zeros, or past 9999): the byte at a time loop, which saturates.
+        let mut long = Params::default();
+        long.read(&block[start..start + n]);
+        return long.raw(0);
     }
     let word = u32::from_le_bytes([block[start], block[start + 1], block[start + 2], block[start + 3]]);
     // Digits are at least b'0': subtracting borrows from none of them, only from the bytes after.
@@ -476,7 +478,9 @@ impl Parser {
                             }
                             i += 2 + n;
                             // Colour-dense output: one character, the next SGR, one character,
-                            // ... taken here rather than by two more turns of the loop each.
+                            // ... taken here rather than by two more turns of the loop each. (One
+                            // loop for the first sequence and the rest, dispatching the same way,
+                            // measured 3% more instructions on sgr-256 and cursor.)
                             while let [c @ 0x20..=0x7e, 0x1b, b'[', ..] = bytes[i..] {
                                 // (VT52 mode cannot begin here: only `CSI ? 2 l` enters it, and
                                 // these sequences have no private marker.)

@@ -99,6 +99,12 @@ pub struct Style {
     pub link: u32,
 }
 
+/// A palette entry's 9 bits in a packed id (0 is the default colour).
+#[inline]
+const fn palette_code(i: u8) -> u32 {
+    1 + i as u32
+}
+
 /// Style ids with this bit set hold their style themselves ([`Style::pack`]); ids below it
 /// are 0 (the default style) or 1-based indexes into the cell's row's list.
 pub const PACKED: u32 = 1 << 31;
@@ -144,7 +150,7 @@ impl Style {
         fn colour(c: Color) -> Option<u32> {
             match c {
                 Color::Default => Some(0),
-                Color::Indexed(i) => Some(1 + i as u32),
+                Color::Indexed(i) => Some(palette_code(i)),
                 Color::Rgb(..) => None,
             }
         }
@@ -164,7 +170,7 @@ impl Style {
     #[inline]
     pub fn with_palette_colours(id: u32, fg: u8, bg: u8) -> u32 {
         debug_assert!(id == 0 || id & PACKED != 0, "a fixed id");
-        PACKED | (id & !0x3ffff) | (1 + fg as u32) | (1 + bg as u32) << 9
+        PACKED | (id & !0x3ffff) | palette_code(fg) | palette_code(bg) << 9
     }
 
     /// The style a packed id holds ([`Style::pack`]'s inverse).

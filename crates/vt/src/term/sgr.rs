@@ -77,6 +77,9 @@ impl Screen {
                 [48, 5, b] => (None, idx(b)),
                 [38, 5, f, 48, 5, b] if f < 256 && b < 256 => {
                     // Colour-dense output's pair: a fixed pen stays fixed, its id changed in place.
+                    // (The same in place change for every colour shape below, through their
+                    // Options, measured 22.3-23.4 instructions a byte on sgr-256 against 21.0,
+                    // and gained nothing on the corpus.)
                     (s.fg, s.bg) = (Color::Indexed(f as u8), Color::Indexed(b as u8));
                     self.pen.fixed = match self.pen.fixed {
                         Some(id) => Some(Style::with_palette_colours(id, f as u8, b as u8)),

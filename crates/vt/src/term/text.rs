@@ -212,7 +212,6 @@ impl Screen {
         self.index();
     }
 
-    /// A run of printable ASCII bytes: whole slices are written into the row at once.
     /// One printable ASCII byte between escape sequences (colour-dense output): written in
     /// place when it needs no wrap, no insert, no charset and does not touch a wide character;
     /// [`Self::print_ascii_run`] otherwise. Inlined into the parser's loop for such cells.
@@ -235,6 +234,7 @@ impl Screen {
         self.print_ascii_run_slow(&[b]);
     }
 
+    /// A run of printable ASCII bytes: whole slices are written into the row at once.
     pub(crate) fn print_ascii_run(&mut self, run: &[u8]) {
         let (x, y) = (self.cursor.x, self.cursor.y);
         if let [b] = run {
