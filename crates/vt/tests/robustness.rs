@@ -119,13 +119,13 @@ const RUN_CONTROLS: &[&[u8]] = &[
 ];
 
 /// Text that is mostly runs of characters that are not ASCII (wide, narrow, combining, C1 sent
-/// in UTF-8, Latin-1 that a charset in GR maps, and ASCII letters before them, which go with
-/// their runs), between the controls that change where and how a run is written: cursor moves
+/// in UTF-8, Latin-1 that a charset in GR maps, and the ASCII before them, spaces and words up
+/// to 8 bytes, which go with their runs, and longer, which do not; REP after them), between the controls that change where and how a run is written: cursor moves
 /// onto halves of wide characters, margins, insert mode, autowrap off, single shifts, sets in GL
 /// and GR.
 fn unicode_runs() -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
-        6 => prop::collection::vec(prop::sample::select(&["字", "é", "Ω", "─", "😀", "\u{301}", "\u{fe0f}", "\u{85}", "\u{e9}", "\u{ad}", "a", "\u{e0100}"][..]), 1..40)
+        6 => prop::collection::vec(prop::sample::select(&["字", "é", "Ω", "─", "😀", "\u{301}", "\u{fe0f}", "\u{85}", "\u{e9}", "\u{ad}", "a", "\u{e0100}", " ", "ok ", "abcdefg", "\x1b[b"][..]), 1..40)
             .prop_map(|v| v.concat().into_bytes()),
         2 => (1u8..30, 1u8..12).prop_map(|(x, y)| format!("\x1b[{y};{x}H").into_bytes()),
         1 => prop::sample::select(RUN_CONTROLS).prop_map(|b| b.to_vec()),

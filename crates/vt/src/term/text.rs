@@ -1,8 +1,6 @@
 //! Printing graphic characters: the ASCII fast path, wide characters, combining marks,
 //! xterm's pending wrap, and insert mode (IRM).
 
-use unicode_width::UnicodeWidthChar;
-
 use super::state::Charset;
 use super::{split_wide_cells, Screen, MAX_CLUSTER};
 use crate::cell::Cell;
@@ -17,45 +15,22 @@ use crate::cluster::Clusters;
 ///   ranges. A cell holds one or two columns of a character, never more.
 #[inline]
 pub(crate) fn cell_width(c: char) -> Option<usize> {
+    // Two loads for every plane, from a table build.rs made of `table_width` (below) for every
+    // scalar value, instead of unicode-width's walk through its tables per character. (A table
+    // of the Basic Multilingual Plane alone, built at the first non-ASCII character, left
+    // emoji to that walk: 6% of the unicode workload's instructions.)
     let cp = c as u32;
-    if cp < 0x1_0000 {
-        // The Basic Multilingual Plane from a table of two bits a character (16 KiB, built
-        // once): one load instead of unicode-width's walk through its tables per character.
-        let bits = (bmp_widths()[(cp >> 2) as usize] >> ((cp & 3) * 2)) & 3;
-        return if bits == 3 { None } else { Some(bits as usize) };
-    }
-    table_width(c)
-}
-
-/// `cell_width` as the width table gives it, but for U+00AD SOFT HYPHEN: one cell, as xterm and
-/// the C library's `wcwidth` (which programs lay their lines out by) give it; the table's 0
-/// (a default-ignorable character) would join it to the character before and shift the rest of
-/// the line one column left of where the program put it (vttest's single-shift screen shows it).
-#[inline]
-fn table_width(c: char) -> Option<usize> {
-    if c == '\u{ad}' {
-        return Some(1);
-    }
-    match c.width() {
-        None => None,
-        Some(w) if w > 2 => Some(1),
-        w => w,
+    let block = WIDTH_BLOCK[(cp >> 8) as usize] as usize;
+    let bits = (WIDTH_BITS[block * 64 + ((cp & 0xff) >> 2) as usize] >> ((cp & 3) * 2)) & 3;
+    if bits == 3 {
+        None
+    } else {
+        Some(bits as usize)
     }
 }
 
-/// `table_width` of every BMP character, two bits each (3: no width).
-fn bmp_widths() -> &'static [u8; 0x4000] {
-    static TABLE: std::sync::OnceLock<Box<[u8; 0x4000]>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut t = Box::new([0u8; 0x4000]);
-        for cp in 0..0x1_0000u32 {
-            // Surrogates are not characters; they never reach here.
-            let bits = char::from_u32(cp).map_or(3, |c| table_width(c).map_or(3, |w| w as u8));
-            t[(cp >> 2) as usize] |= bits << ((cp & 3) * 2);
-        }
-        t
-    })
-}
+include!(concat!(env!("OUT_DIR"), "/widths.rs"));
+include!("../width_rule.rs");
 
 /// Entries of the cache of (cell content, mark) -> cluster id in front of the cluster table,
 /// as a power of two.
