@@ -175,7 +175,10 @@ impl Screen {
             9 => m.mouse = if on { MouseTracking::X10 } else { MouseTracking::Off },
             12 => m.cursor_blink = on,
             25 => m.cursor_visible = on,
-            42 => m.national = on,
+            42 => {
+                m.national = on;
+                self.charsets_follow_nrc();
+            }
             45 => m.reverse_wrap = on,
             95 => m.no_clear_on_columns = on,
             1045 => m.reverse_wrap_extended = on,

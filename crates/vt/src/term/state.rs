@@ -237,15 +237,56 @@ pub(super) struct Charsets {
     gr: usize,
     /// SS2/SS3: the set used for the next character only.
     single: Option<usize>,
+    /// Which of G0..G3 (bit n for Gn) hold a designated Latin-1 set. While DECNRCM is set such
+    /// a set acts as the British one (a 94-character set: `#` is `£`, DEL is not printed, a
+    /// byte in GR is its low seven bits' character), whenever it was designated, as XTerm 379
+    /// shows it (vttest's locking-shift screens with NRC mode on), and as Latin-1 again once
+    /// DECNRCM is reset: `g` holds the set each acts as, so look-ups test nothing more
+    /// (`Screen::charsets_follow_nrc` sets them when the mode or the sets change wholesale).
+    latin1: u8,
 }
 
 impl Default for Charsets {
     fn default() -> Self {
-        Charsets { g: [Charset::Ascii; 4], gl: 0, gr: 2, single: None }
+        Charsets { g: [Charset::Ascii; 4], gl: 0, gr: 2, single: None, latin1: 0 }
     }
 }
 
 impl Charsets {
+    /// The set G`slot` acts as.
+    #[inline]
+    fn set(&self, slot: usize) -> Charset {
+        self.g[slot]
+    }
+
+    /// Designates `set` into G`slot`, as it acts under DECNRCM set (`nrc`) or reset.
+    #[inline]
+    fn designate(&mut self, slot: usize, set: Charset, nrc: bool) {
+        if set == Charset::Latin1 || self.latin1 != 0 {
+            return self.designate_with_latin1(slot, set, nrc);
+        }
+        self.g[slot] = set;
+    }
+
+    /// [`Self::designate`] when Latin-1 is designated or was: out of line, so that `ESC ( B`,
+    /// which many programs send with every attribute reset, stays short in the parser's loop.
+    #[cold]
+    #[inline(never)]
+    fn designate_with_latin1(&mut self, slot: usize, set: Charset, nrc: bool) {
+        let latin1 = set == Charset::Latin1;
+        self.latin1 = (self.latin1 & !(1 << slot)) | (latin1 as u8) << slot;
+        self.g[slot] = if latin1 && nrc { Charset::Uk } else { set };
+    }
+
+    /// The designated Latin-1 sets act as British while DECNRCM is set (see `latin1`).
+    fn follow_nrc(&mut self, nrc: bool) {
+        for slot in 0..4 {
+            if self.latin1 & (1 << slot) != 0 {
+                self.g[slot] = if nrc { Charset::Uk } else { Charset::Latin1 };
+            }
+        }
+    }
+
     /// VT52 mode's sets (xterm's `resetCharsets` at VT level 0): ASCII, and VT52 graphics in
     /// G1 for ESC F.
     pub(super) fn vt52() -> Charsets {
@@ -266,7 +307,7 @@ impl Charsets {
     /// while a single shift is pending.
     #[inline]
     pub(super) fn unmapped_from(&self) -> u32 {
-        match (self.single, self.g[self.gl], self.g[self.gr]) {
+        match (self.single, self.set(self.gl), self.set(self.gr)) {
             (Some(_), _, _) => u32::MAX,
             (None, Charset::Ascii, Charset::Ascii) => 0x20,
             (None, _, Charset::Ascii) => 0xa0,
@@ -277,13 +318,13 @@ impl Charsets {
     /// The set invoked into GR.
     #[inline]
     pub(super) fn gr_set(&self) -> Charset {
-        self.g[self.gr]
+        self.set(self.gr)
     }
 
     /// The set printable ASCII goes through, when no single shift is pending.
     #[inline]
     pub(super) fn gl_set(&self) -> Option<Charset> {
-        self.single.is_none().then(|| self.g[self.gl])
+        self.single.is_none().then(|| self.set(self.gl))
     }
 
     /// The character `c` stands for under the current invocations: 0x20..=0x7F through GL (or
@@ -296,12 +337,12 @@ impl Charsets {
         }
         let single = self.single.take();
         if code < 0x80 {
-            let set = self.g[single.unwrap_or(self.gl)];
+            let set = self.set(single.unwrap_or(self.gl));
             set.lookup(code as u8).unwrap_or(c)
         } else if code >= 0xa0 {
             // A single shift applies to GL only (xterm). A set in GR that keeps a position ASCII
             // leaves the Latin-1 character.
-            let set = self.g[self.gr];
+            let set = self.set(self.gr);
             set.lookup(code as u8 - 0x80).filter(|m| !m.is_ascii()).unwrap_or(c)
         } else {
             c
@@ -335,7 +376,7 @@ impl Screen {
             (false, prefix, f) if self.modes.national => national_set(prefix, f),
             _ => Charset::Ascii,
         };
-        self.charsets.g[slot] = set;
+        self.charsets.designate(slot, set, self.modes.national);
         self.last_designation_96 = size96;
     }
 
@@ -378,7 +419,7 @@ impl Screen {
             return;
         }
         let slot = self.charsets.single.unwrap_or(self.charsets.gl);
-        if self.charsets.g[slot].is_96() {
+        if self.charsets.set(slot).is_96() {
             self.print_char('\u{7f}');
         }
     }
@@ -391,6 +432,14 @@ impl Screen {
     /// LS1R (ESC ~), LS2R (ESC }), LS3R (ESC |): G1, G2 or G3 into GR.
     pub(crate) fn invoke_charset_right(&mut self, slot: usize) {
         self.charsets.gr = slot;
+    }
+
+    /// The sets act as DECNRCM says (see `Charsets::nrc`): called wherever the mode or the
+    /// sets change wholesale (a restored cursor's sets were saved under the mode of then).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn charsets_follow_nrc(&mut self) {
+        self.charsets.follow_nrc(self.modes.national);
     }
 
     /// SS2 (ESC N), SS3 (ESC O): the next character comes from G2 or G3.
@@ -425,6 +474,7 @@ impl Screen {
         });
         self.set_pen(saved.style);
         self.charsets = saved.charsets;
+        self.charsets_follow_nrc();
         self.modes.origin = saved.origin;
         // xterm (CursorRestore): in origin mode the saved position is made relative to the
         // margins and set as CUP would, so it is confined to the bottom and (with DECLRMM) the
@@ -464,6 +514,8 @@ impl Screen {
         self.left = 0;
         self.right = self.cols - 1;
         self.charsets = Charsets::default();
+        // DECSTR leaves DECNRCM as it is.
+        self.charsets_follow_nrc();
         self.set_pen(Style::default());
         self.saved_main = None;
         self.saved_alt = None;

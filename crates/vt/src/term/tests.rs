@@ -599,6 +599,31 @@ fn a_national_set_designated_without_decnrcm_is_ascii_and_one_designated_with_it
 }
 
 #[test]
+fn latin1_acts_as_the_british_set_while_decnrcm_is_set_as_in_xterm() {
+    // Each stream and what XTerm 379 showed (`scripts/xterm-screens.sh`, the nrc-latin1 cases):
+    // with DECNRCM set, a Latin-1 set in G0..G3 is the British one whenever it was designated,
+    // through GL (`#` is `£`, letters stay, DEL prints nothing) and through GR (raw bytes are
+    // their low seven bits' characters); Latin-1 again once DECNRCM is reset.
+    for (stream, shown) in [
+        (&b"\x1b[?42h\x1b-A\x0e#a\x7fb\x0f|"[..], "£ab|"),
+        (b"\x1b-A\x1b[?42h\x0e#a\x0f|", "£a|"),
+        (b"\x1b[?42h\x1b-A\x1b~\xa0\xa3\xe9|", " £i|"),
+        (b"\x1b-A\x1b[?42h\x1b~\xa3\xe9|", "£i|"),
+        (b"\x1b[?42h\x1b-A\x1b[?42l\x1b~\xa3\xe9|", "£é|"),
+        (b"\x1b[?42h\x1b-A\x1b[?42l\x0ea\x7f\x0f|", "áÿ|"),
+        // A cursor saved under one setting and restored under the other: the sets act as the
+        // mode is now. DECSTR resets the sets and leaves DECNRCM set.
+        (b"\x1b-A\x1b[?42h\x1b7\x1b[?42l\x1b8\x0ea\x0f|", "á|"),
+        (b"\x1b-A\x1b7\x1b[?42h\x1b8\x0ea\x0f|", "a|"),
+        (b"\x1b[?42h\x1b[!p\x1b-A\x0ea\x0f|", "a|"),
+    ] {
+        let mut t = Terminal::new(10, 1);
+        t.feed(stream);
+        assert_eq!(lines(&t), [shown], "{stream:?}");
+    }
+}
+
+#[test]
 fn decrqm_reports_decnrcm() {
     let mut t = term(10, 1, "\x1b[?42$p\x1b[?42h\x1b[?42$p");
     assert_eq!(t.take_replies(), b"\x1b[?42;2$y\x1b[?42;1$y");

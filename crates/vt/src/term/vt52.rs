@@ -61,6 +61,7 @@ impl Screen {
             (m.reverse_wrap, m.reverse_wrap_extended) = (s.reverse_wrap, s.reverse_wrap_extended);
             self.set_pen(s.pen);
             self.charsets = s.charsets;
+            self.charsets_follow_nrc();
         }
     }
 
