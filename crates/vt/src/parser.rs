@@ -947,8 +947,8 @@ fn text_follows(rest: &[u8]) -> bool {
 fn decode_whole(bytes: &[u8]) -> Option<(char, usize)> {
     // Four bytes at hand (all but the buffer's last three): the continuation bytes are tested
     // by their top bits, and overlong forms, surrogates and values above U+10FFFF by the value
-    // they give, with no look-up of the second byte's range. (The byte-by-byte form below,
-    // out of line, cost 45 instructions a character on the unicode workload.)
+    // they give, with no look-up of the second byte's range. (A byte-by-byte form, out of
+    // line, cost 45 instructions a character on the unicode workload.)
     let Some(&[b0, b1, b2, b3]) = bytes.first_chunk::<4>() else { return decode_whole_short(bytes) };
     let cont = |b: u8| (b & 0xc0 == 0x80) as u32;
     let (cp, len) = if b0 < 0xe0 {
@@ -975,29 +975,13 @@ fn decode_whole(bytes: &[u8]) -> Option<(char, usize)> {
     char::from_u32(cp).map(|c| (c, len))
 }
 
-/// [`decode_whole`] for a buffer's last three bytes.
+/// [`decode_whole`] for a buffer's last three bytes: padded with zeros, which continue no
+/// sequence, so one that the buffer cuts is left to the stateful decoder.
 #[inline(never)]
 fn decode_whole_short(bytes: &[u8]) -> Option<(char, usize)> {
-    let b0 = bytes[0];
-    let cont = |i: usize, lo: u8, hi: u8| bytes.get(i).copied().filter(|b| (lo..=hi).contains(b));
-    let (cp, len) = match b0 {
-        0xc2..=0xdf => ((b0 as u32 & 0x1f) << 6 | (cont(1, 0x80, 0xbf)? as u32 & 0x3f), 2),
-        0xe0..=0xef => {
-            let (lo, hi) = second_byte_range(b0);
-            let b1 = cont(1, lo, hi)? as u32 & 0x3f;
-            let b2 = cont(2, 0x80, 0xbf)? as u32 & 0x3f;
-            ((b0 as u32 & 0x0f) << 12 | b1 << 6 | b2, 3)
-        }
-        0xf0..=0xf4 => {
-            let (lo, hi) = second_byte_range(b0);
-            let b1 = cont(1, lo, hi)? as u32 & 0x3f;
-            let b2 = cont(2, 0x80, 0xbf)? as u32 & 0x3f;
-            let b3 = cont(3, 0x80, 0xbf)? as u32 & 0x3f;
-            ((b0 as u32 & 0x07) << 18 | b1 << 12 | b2 << 6 | b3, 4)
-        }
-        _ => return None,
-    };
-    char::from_u32(cp).map(|c| (c, len))
+    let mut word = [0u8; 4];
+    word[..bytes.len()].copy_from_slice(bytes);
+    decode_whole(&word)
 }
 
 #[cfg(test)]
@@ -1023,7 +1007,7 @@ mod tests {
     fn every_lead_and_continuation_decodes_as_the_standard_library_decodes_it() {
         // Every first, second and third byte after a lead byte, with the fourth at each edge of
         // the continuation range and beyond it; whole (the word-at-a-time path) and cut to
-        // 1-3 bytes (the byte-by-byte path), each against `str::from_utf8`.
+        // 1-3 bytes (the buffer's last bytes, padded), each against `str::from_utf8`.
         fn reference(bytes: &[u8]) -> Option<(char, usize)> {
             let len = match bytes[0] {
                 0xc2..=0xdf => 2,

@@ -253,12 +253,6 @@ impl Default for Charsets {
 }
 
 impl Charsets {
-    /// The set G`slot` acts as.
-    #[inline]
-    fn set(&self, slot: usize) -> Charset {
-        self.g[slot]
-    }
-
     /// Designates `set` into G`slot`, as it acts under DECNRCM set (`nrc`) or reset.
     #[inline]
     fn designate(&mut self, slot: usize, set: Charset, nrc: bool) {
@@ -307,7 +301,7 @@ impl Charsets {
     /// while a single shift is pending.
     #[inline]
     pub(super) fn unmapped_from(&self) -> u32 {
-        match (self.single, self.set(self.gl), self.set(self.gr)) {
+        match (self.single, self.g[self.gl], self.g[self.gr]) {
             (Some(_), _, _) => u32::MAX,
             (None, Charset::Ascii, Charset::Ascii) => 0x20,
             (None, _, Charset::Ascii) => 0xa0,
@@ -318,13 +312,13 @@ impl Charsets {
     /// The set invoked into GR.
     #[inline]
     pub(super) fn gr_set(&self) -> Charset {
-        self.set(self.gr)
+        self.g[self.gr]
     }
 
     /// The set printable ASCII goes through, when no single shift is pending.
     #[inline]
     pub(super) fn gl_set(&self) -> Option<Charset> {
-        self.single.is_none().then(|| self.set(self.gl))
+        self.single.is_none().then(|| self.g[self.gl])
     }
 
     /// The character `c` stands for under the current invocations: 0x20..=0x7F through GL (or
@@ -337,12 +331,12 @@ impl Charsets {
         }
         let single = self.single.take();
         if code < 0x80 {
-            let set = self.set(single.unwrap_or(self.gl));
+            let set = self.g[single.unwrap_or(self.gl)];
             set.lookup(code as u8).unwrap_or(c)
         } else if code >= 0xa0 {
             // A single shift applies to GL only (xterm). A set in GR that keeps a position ASCII
             // leaves the Latin-1 character.
-            let set = self.set(self.gr);
+            let set = self.g[self.gr];
             set.lookup(code as u8 - 0x80).filter(|m| !m.is_ascii()).unwrap_or(c)
         } else {
             c
@@ -419,7 +413,7 @@ impl Screen {
             return;
         }
         let slot = self.charsets.single.unwrap_or(self.charsets.gl);
-        if self.charsets.set(slot).is_96() {
+        if self.charsets.g[slot].is_96() {
             self.print_char('\u{7f}');
         }
     }
@@ -434,7 +428,7 @@ impl Screen {
         self.charsets.gr = slot;
     }
 
-    /// The sets act as DECNRCM says (see `Charsets::nrc`): called wherever the mode or the
+    /// The sets act as DECNRCM says (see `Charsets::latin1`): called wherever the mode or the
     /// sets change wholesale (a restored cursor's sets were saved under the mode of then).
     #[cold]
     #[inline(never)]
