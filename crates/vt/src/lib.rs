@@ -27,6 +27,6 @@ pub use cell::Cell;
 pub use grid::Line;
 pub use style::{Attrs, Color, Style, Underline};
 pub use term::{
-    default_indexed, parse_color, Cursor, CursorShape, Modes, MouseEncoding, MouseTracking, Palette, Rgb, Screen,
-    Terminal, MAX_TITLE_STACK,
+    default_indexed, parse_color, Cursor, CursorShape, Modes, MouseEncoding, MouseTracking, Palette, Protection, Rgb,
+    Screen, Terminal, MAX_TITLE_STACK,
 };

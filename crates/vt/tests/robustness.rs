@@ -374,7 +374,7 @@ fn terminal_bytes() -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
         4 => prop::collection::vec(any::<u8>(), 1..16),
         2 => "[ -~]{1,20}".prop_map(|s| s.into_bytes()),
-        3 => (prop::sample::select(&b"@ABCDEFGHIJKLMPSTXZ`abcdefghlmnpqrstu"[..]), prop::collection::vec(0u32..70000, 0..6), prop::sample::select(&["", "?", ">", "!", "$", " ", "\""][..]))
+        3 => (prop::sample::select(&b"@ABCDEFGHIJKLMPSTXZ`abcdefghlmnpqrstuvxz{}~"[..]), prop::collection::vec(0u32..70000, 0..9), prop::sample::select(&["", "?", ">", "!", "$", " ", "\"", "*", "'"][..]))
             .prop_map(|(f, ps, m)| {
                 let ps: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
                 let (private, inter) = if matches!(m, "?" | ">") { (m, "") } else { ("", m) };

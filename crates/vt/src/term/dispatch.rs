@@ -89,6 +89,8 @@ impl Perform for Screen {
             ([], b'9') => self.column_index(false),              // DECFI
             ([], b'n') => self.invoke_charset(2),                // LS2
             ([], b'o') => self.invoke_charset(3),                // LS3
+            ([], b'V') => self.guard(true),                      // SPA
+            ([], b'W') => self.guard(false),                     // EPA
             ([], b'=') => self.modes.application_keypad = true,  // DECKPAM
             ([], b'>') => self.modes.application_keypad = false, // DECKPNM
             ([b'#'], b'8') => self.alignment_test(),             // DECALN
@@ -116,6 +118,10 @@ impl Perform for Screen {
         if final_byte == b'm' && private == 0 && intermediates.is_empty() {
             // SGR first: it is most of the sequences colour-dense output sends.
             return self.select_graphic_rendition(p);
+        }
+        if p.has_sub() {
+            // Only SGR takes sub-parameters (`:`); xterm ignores any other control that has them.
+            return;
         }
         let n = |i: usize| p.get(i, 1) as usize;
         match (private, intermediates, final_byte) {
@@ -164,6 +170,13 @@ impl Perform for Screen {
             (0, [b' '], b'A') => self.scroll_columns(n(0), false, self.left), // SR
             (0, [b'\''], b'~') => self.scroll_columns(n(0), true, self.cursor.x), // DECDC
             (0, [b'\''], b'}') => self.scroll_columns(n(0), false, self.cursor.x), // DECIC
+            (0, [b'$'], b'x') => self.fill_rectangle(p),   // DECFRA
+            (0, [b'$'], b'z') => self.erase_rectangle(p, false), // DECERA
+            (0, [b'$'], b'{') => self.erase_rectangle(p, true), // DECSERA
+            (0, [b'$'], b'v') => self.copy_rectangle(p),   // DECCRA
+            (0, [b'$'], b'r') => self.change_rectangle_attributes(p, false), // DECCARA
+            (0, [b'$'], b't') => self.change_rectangle_attributes(p, true), // DECRARA
+            (0, [b'*'], b'x') => self.modes.rectangle_extent = p.raw(0) == 2, // DECSACE
             (0, [b' '], b'q') => self.set_cursor_shape(p.raw(0)), // DECSCUSR
             (0, [b'"'], b'q') => self.set_protection(p.raw(0)), // DECSCA
             (0, [], b'r') => self.set_top_bottom_margins(n(0), p.get(1, self.rows as u16) as usize), // DECSTBM

@@ -1,6 +1,7 @@
-//! Erasing (ED EL ECH, DECSED DECSEL), inserting and deleting (ICH DCH IL DL), scrolling
+//! Erasing (ED EL ECH, DECSED DECSEL, with the protection DECSCA and SPA give), inserting and deleting (ICH DCH IL DL), scrolling
 //! (SU SD and the scroll region behind IND/RI), and setting margins (DECSTBM DECSLRM).
 
+use super::modes::Protection;
 use super::Screen;
 use crate::cell::Cell;
 use crate::grid::Region;
@@ -162,40 +163,66 @@ impl Screen {
         self.cursor.pending_wrap = false;
     }
 
-    /// Erases cells `[start, end)` of row `y`; with `selective`, cells protected by DECSCA stay.
-    fn erase_cells(&mut self, y: usize, start: usize, end: usize, selective: bool) {
+    /// Erases cells `[start, end)` of row `y`; with `keep`, protected cells stay.
+    pub(super) fn erase_cells(&mut self, y: usize, start: usize, end: usize, keep: bool) {
         if start >= end {
             return;
         }
         let blank = self.blank_cell(y);
-        let (s, e) = self.split_wide_edges(y, start, end);
-        if selective {
+        if keep {
             let line = self.grid().row_ref(y);
             let protected: Vec<bool> =
                 line[start..end].iter().map(|&c| line.style(c).attrs.has(Attrs::PROTECTED)).collect();
-            let row = &mut self.grid_mut().row_mut(y)[start..end];
-            for (cell, keep) in row.iter_mut().zip(protected) {
+            // A wide character the range cuts loses its other half only if its half inside is
+            // erased: a protected one stays whole.
+            let cut_left = start > 0 && line[start].is_spacer() && !protected[0];
+            let cut_right = end < self.cols && line[end].is_spacer() && !protected[end - start - 1];
+            let row = self.grid_mut().row_mut(y);
+            if cut_left {
+                row[start - 1] = Cell::blank(row[start - 1].style());
+            }
+            if cut_right {
+                row[end] = Cell::blank(row[end].style());
+            }
+            for (cell, keep) in row[start..end].iter_mut().zip(protected) {
                 if !keep {
                     *cell = blank;
                 }
             }
-        } else {
-            self.grid_mut().row_mut(y)[start..end].fill(blank);
+            if end == self.cols {
+                self.grid_mut().set_wrapped(y, false);
+            }
+            self.touch(y, start - usize::from(cut_left), end + usize::from(cut_right));
+            return;
         }
+        let (s, e) = self.split_wide_edges(y, start, end);
+        self.grid_mut().row_mut(y)[start..end].fill(blank);
         if end == self.cols {
             self.grid_mut().set_wrapped(y, false);
         }
         self.touch(y, s, e);
     }
 
+    /// Whether an erase keeps protected characters, as xterm decides it: the selective erases
+    /// (DECSED, DECSEL) do once anything was protected, the others (ED, EL, ECH) only inside
+    /// an ISO guarded area's protection (SPA), not DECSCA's.
+    fn keeps_protected(&self, selective: bool) -> bool {
+        match self.modes.protection {
+            Protection::Off => false,
+            Protection::Dec => selective,
+            Protection::Iso => true,
+        }
+    }
+
     /// EL (CSI Ps K) and DECSEL (CSI ? Ps K): 0 erases from the cursor to the end of the line,
     /// 1 from the start to the cursor inclusive, 2 the whole line.
     pub(crate) fn erase_line(&mut self, mode: u16, selective: bool) {
         let (x, y, cols) = (self.cursor.x, self.cursor.y, self.cols);
+        let keep = self.keeps_protected(selective);
         match mode {
-            0 => self.erase_cells(y, x, cols, selective),
-            1 => self.erase_cells(y, 0, x + 1, selective),
-            2 => self.erase_cells(y, 0, cols, selective),
+            0 => self.erase_cells(y, x, cols, keep),
+            1 => self.erase_cells(y, 0, x + 1, keep),
+            2 => self.erase_cells(y, 0, cols, keep),
             _ => return,
         }
         self.cursor.pending_wrap = false;
@@ -206,21 +233,22 @@ impl Screen {
     /// (xterm's "erase saved lines"; the screen stays).
     pub(crate) fn erase_display(&mut self, mode: u16, selective: bool) {
         let (x, y, cols, rows) = (self.cursor.x, self.cursor.y, self.cols, self.rows);
+        let keep = self.keeps_protected(selective);
         match mode {
             0 => {
-                self.erase_cells(y, x, cols, selective);
+                self.erase_cells(y, x, cols, keep);
                 for row in y + 1..rows {
-                    self.erase_cells(row, 0, cols, selective);
+                    self.erase_cells(row, 0, cols, keep);
                 }
             }
             1 => {
                 for row in 0..y {
-                    self.erase_cells(row, 0, cols, selective);
+                    self.erase_cells(row, 0, cols, keep);
                 }
-                self.erase_cells(y, 0, x + 1, selective);
+                self.erase_cells(y, 0, x + 1, keep);
             }
             2 => {
-                if selective {
+                if keep {
                     (0..rows).for_each(|row| self.erase_cells(row, 0, cols, true));
                 } else {
                     let blank = self.blank();
@@ -238,7 +266,8 @@ impl Screen {
     pub(crate) fn erase_chars(&mut self, n: usize) {
         let (x, y) = (self.cursor.x, self.cursor.y);
         let end = x.saturating_add(n).min(self.cols);
-        self.erase_cells(y, x, end, false);
+        let keep = self.keeps_protected(false);
+        self.erase_cells(y, x, end, keep);
         self.cursor.pending_wrap = false;
     }
 

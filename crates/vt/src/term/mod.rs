@@ -8,6 +8,7 @@ mod edit;
 mod integrity;
 mod modes;
 mod query;
+mod rect;
 mod report;
 mod sgr;
 mod state;
@@ -20,7 +21,7 @@ use crate::grid::{At, Grid, Line};
 use crate::style::{Interner, Style};
 
 pub use integrity::Violation;
-pub use modes::{CursorShape, Modes, MouseEncoding, MouseTracking};
+pub use modes::{CursorShape, Modes, MouseEncoding, MouseTracking, Protection};
 pub use query::{default_indexed, parse_color, Palette, Rgb, MAX_TITLE_STACK};
 pub use report::{base64_decode, base64_encode};
 pub use state::Charset;

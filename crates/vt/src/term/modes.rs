@@ -96,6 +96,27 @@ pub struct Modes {
     /// ?2026: the program asks the terminal to hold presenting until it resets this.
     pub synchronized_output: bool,
     pub cursor_shape: CursorShape,
+    /// Which protection erasing respects (xterm's "protected mode"): DECSCA makes it
+    /// [`Protection::Dec`], SPA [`Protection::Iso`]; DECSTR and RIS put it back to off.
+    pub protection: Protection,
+    /// DECSACE (CSI Ps * x): 2 makes DECCARA and DECRARA act on the rectangle itself; 0 and 1
+    /// (the default) on the stream of cells from its first corner to its last, row after row.
+    pub rectangle_extent: bool,
+}
+
+/// Which erasing functions leave protected characters alone, as xterm decides it from the last
+/// control that protected characters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protection {
+    /// Nothing protected since the last reset: every erase erases everything.
+    #[default]
+    Off,
+    /// DECSCA (CSI 1 " q): the selective erases (DECSED, DECSEL, DECSERA) keep protected
+    /// characters; ED, EL, ECH, DECERA erase them.
+    Dec,
+    /// SPA (ESC V) .. EPA (ESC W), ISO 6429's guarded area: ED, EL, ECH, DECSED and DECSEL
+    /// keep protected characters; DECERA and DECSERA erase them (xterm).
+    Iso,
 }
 
 impl Default for Modes {
@@ -124,6 +145,8 @@ impl Default for Modes {
             bracketed_paste: false,
             synchronized_output: false,
             cursor_shape: CursorShape::Default,
+            protection: Protection::Off,
+            rectangle_extent: false,
         }
     }
 }

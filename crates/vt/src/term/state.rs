@@ -3,6 +3,7 @@
 //! into GR, the single shifts SS2 SS3), saving and restoring the cursor (DECSC DECRC, SCOSC
 //! SCORC), and resets (RIS DECSTR).
 
+use super::modes::Protection;
 use super::{cursor, Cursor, Modes, Pen, Screen};
 use crate::style::{Attrs, Style};
 
@@ -344,6 +345,24 @@ impl Charsets {
     }
 }
 
+impl Charsets {
+    /// What DECFRA's fill character `c` shows as: as [`Charsets::map`] maps it, except that a
+    /// pending single shift (which applies to both halves here, as in xterm) stays pending.
+    pub(super) fn peek(&self, c: char) -> char {
+        let code = c as u32;
+        if !(0x20..0x7f).contains(&code) && !(0xa0..0x100).contains(&code) {
+            return c;
+        }
+        let slot = self.single.unwrap_or(if code < 0x80 { self.gl } else { self.gr });
+        let mapped = self.g[slot].lookup((code & 0x7f) as u8);
+        if code < 0x80 {
+            mapped.unwrap_or(c)
+        } else {
+            mapped.filter(|m| !m.is_ascii()).unwrap_or(c)
+        }
+    }
+}
+
 /// What DECSC saves (VT510): position, pending wrap, SGR (with DECSCA), charsets, origin mode.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct SavedCursor {
@@ -484,10 +503,27 @@ impl Screen {
             Cursor { x, y, pending_wrap: saved.cursor.pending_wrap && x == saved.cursor.x && x == self.cols - 1 };
     }
 
-    /// DECSCA (CSI Ps " q): 1 protects characters written from now on from DECSED/DECSEL.
+    /// DECSCA (CSI Ps " q): 1 protects characters written from now on from the selective
+    /// erases (DECSED, DECSEL, DECSERA); 0 and 2 end that.
     pub(crate) fn set_protection(&mut self, ps: u16) {
+        self.modes.protection = Protection::Dec;
+        if matches!(ps, 0..=2) {
+            self.protect(ps == 1);
+        }
+    }
+
+    /// SPA (ESC V) and EPA (ESC W): the start and the end of a guarded area. Characters written
+    /// between them are protected from every erase but DECERA and DECSERA (xterm).
+    pub(crate) fn guard(&mut self, on: bool) {
+        if on {
+            self.modes.protection = Protection::Iso;
+        }
+        self.protect(on);
+    }
+
+    fn protect(&mut self, on: bool) {
         let mut style = self.pen.style;
-        style.attrs.set(Attrs::PROTECTED, ps == 1);
+        style.attrs.set(Attrs::PROTECTED, on);
         self.set_pen(style);
     }
 
@@ -503,6 +539,7 @@ impl Screen {
         m.application_cursor = false;
         m.application_keypad = false;
         m.left_right_margins = false;
+        m.protection = Protection::Off;
         self.top = 0;
         self.bottom = self.rows - 1;
         self.left = 0;

@@ -961,6 +961,206 @@ fn ech_erases_without_moving_the_cursor() {
     assert_eq!(cur(&t), (0, 1));
 }
 
+#[test]
+fn a_guarded_area_is_kept_by_ed_el_and_ech_where_decsca_protection_is_not() {
+    // SPA (ESC V) .. EPA (ESC W): every erase but the rectangular ones keeps it (XTerm 379).
+    for erase in ["\x1b[2J", "\x1b[2K", "\x1b[1;1H\x1b[8X", "\x1b[?2J", "\x1b[1;8H\x1b[1K"] {
+        let t = term(8, 2, &format!("\x1bVab\x1bWcd{erase}"));
+        assert_eq!(lines(&t), ["ab", ""], "{erase:?}");
+    }
+    let t = term(8, 1, "\x1bVab\x1bWcd\x1b[1;1;1;8$z");
+    assert_eq!(lines(&t), [""], "DECERA erases a guarded area");
+    let t = term(8, 1, "\x1bVab\x1bWcd\x1b[1;1;1;8${");
+    assert_eq!(lines(&t), [""], "DECSERA keeps only what DECSCA protected");
+    // DECSCA's protection after a guarded area: ED erases everything again.
+    let t = term(8, 1, "\x1bVab\x1bW\x1b[0\"qcd\x1b[2J");
+    assert_eq!(lines(&t), [""]);
+    // DECSTR ends protection: even the selective erases erase what was protected before it.
+    for reset in ["\x1bVab\x1bWcd\x1b[!p\x1b[2J", "\x1b[1\"qab\x1b[0\"qcd\x1b[!p\x1b[?2J"] {
+        let t = term(8, 1, reset);
+        assert_eq!(lines(&t), [""], "{reset:?}");
+    }
+}
+
+#[test]
+fn a_protected_wide_character_a_selective_erase_cuts_stays_whole() {
+    // The erase starts on the second half of a protected wide character: it stays, both
+    // halves (XTerm 379); an unprotected one becomes blanks. Before, the first case left a
+    // second half without its first (the screen's invariants broken).
+    let t = term(8, 1, "\x1b[1\"q日本\x1b[0\"qab\x1b[1;2H\x1b[?0K");
+    assert_eq!(lines(&t), ["日本"]);
+    let t = term(8, 1, "\x1b[1\"q日本\x1b[0\"qab\x1b[1;3H\x1b[?1K");
+    assert_eq!(lines(&t), ["日本ab"]);
+    let t = term(8, 1, "日本\x1b[1\"qab\x1b[0\"q\x1b[1;2H\x1b[?0K");
+    assert_eq!(lines(&t), ["    ab"]);
+    let t = term(8, 1, "\x1bV日本\x1bWab\x1b[1;4H\x1b[3X");
+    assert_eq!(lines(&t), ["日本"]);
+    let t = term(8, 1, "\x1b[1\"q日本\x1b[0\"qab\x1b[1;2;1;8${");
+    assert_eq!(lines(&t), ["日本"]);
+    t.screen().check_integrity().unwrap();
+}
+
+#[test]
+fn controls_other_than_sgr_with_sub_parameters_are_ignored() {
+    // xterm rejects a ':' in any control but SGR: the whole control is ignored.
+    let t = term(8, 4, "a\x1b[2:3CX\x1b[3:4HY");
+    assert_eq!(lines(&t), ["aXY", "", "", ""]);
+    let t = term(8, 2, "abcdef\x1b[1;2H\x1b[2:1@\x1b[2:1J\x1b[?7:1l");
+    assert_eq!(lines(&t), ["abcdef", ""]);
+    assert!(t.screen().modes().autowrap);
+    let t = term(8, 1, "\x1b[4:3mA\x1b[38:2::1:2:3mB");
+    assert_eq!(pen_style(&t, 0, 0).attrs.underline(), Underline::Curly);
+    assert_eq!(pen_style(&t, 0, 1).fg, Color::Rgb(1, 2, 3));
+}
+
+// ---- rectangular areas ----
+
+/// A 6x4 screen whose rows are `abcdef`, `ghijkl`, `mnopqr`, `stuvwx`, then `more`.
+fn lettered(more: &str) -> Terminal {
+    term(6, 4, &format!("abcdef\r\nghijkl\r\nmnopqr\r\nstuvwx{more}"))
+}
+
+#[test]
+fn decfra_fills_a_rectangle_with_a_character_in_the_current_rendition() {
+    let t = lettered("\x1b[2;4H\x1b[1m\x1b[42;2;2;3;4$x");
+    assert_eq!(lines(&t), ["abcdef", "g***kl", "m***qr", "stuvwx"]);
+    assert!(pen_style(&t, 1, 1).attrs.has(Attrs::BOLD));
+    assert_eq!(cur(&t), (1, 3), "the cursor stays");
+    // Defaults: the whole page; 0 is the page's edge too.
+    let t = lettered("\x1b[46$x");
+    assert_eq!(lines(&t), ["......"; 4]);
+    let t = lettered("\x1b[46;0;0;0;2$x");
+    assert_eq!(lines(&t), ["..cdef", "..ijkl", "..opqr", "..uvwx"]);
+    // Past the page: held to it. Top below bottom: nothing.
+    let t = lettered("\x1b[46;3;5;99;99$x");
+    assert_eq!(lines(&t), ["abcdef", "ghijkl", "mnop..", "stuv.."]);
+    let t = lettered("\x1b[46;3;1;2;6$x\x1b[46;1;4;4;3$x");
+    assert_eq!(lines(&t), ["abcdef", "ghijkl", "mnopqr", "stuvwx"]);
+    // No parameters, or not a printable character: nothing. Latin-1 and other one-cell
+    // characters fill; a wide one does not.
+    for not in ["\x1b[$x", "\x1b[127$x", "\x1b[10$x", "\x1b[159$x", "\x1b[12354$x"] {
+        assert_eq!(lines(&lettered(not)), ["abcdef", "ghijkl", "mnopqr", "stuvwx"], "{not:?}");
+    }
+    let t = lettered("\x1b[233;1;1;1;2$x\x1b[937;2;1;2;2$x");
+    assert_eq!(lines(&t)[..2], ["ééцdef", "ΩΩijkl"].map(|s| s.replace('ц', "c")));
+}
+
+#[test]
+fn decfra_counts_from_the_margins_in_origin_mode_and_cuts_wide_characters() {
+    let t = lettered("\x1b[2;3r\x1b[?6h\x1b[42;1;1;1;2$x\x1b[?6l");
+    assert_eq!(lines(&t), ["abcdef", "**ijkl", "mnopqr", "stuvwx"]);
+    // Held to the margins (the bottom here); a missing top or left is offset twice (XTerm 379).
+    let t = lettered("\x1b[?69h\x1b[3;5s\x1b[2;3r\x1b[?6h\x1b[42;2;1;9;1$x\x1b[?6l");
+    assert_eq!(lines(&t), ["abcdef", "ghijkl", "mn*pqr", "stuvwx"]);
+    let t = term(6, 8, "\x1b[3;7r\x1b[?6h\x1b[42;0;1;0;2$x\x1b[?6l");
+    assert_eq!(lines(&t), ["", "", "", "", "**", "**", "**", ""]);
+    // A copy is cut at the margins too.
+    let t = lettered("\x1b[2;3r\x1b[?6h\x1b[1;1;2;2;1;2;5;1$v\x1b[?6l");
+    assert_eq!(lines(&t), ["abcdef", "ghijkl", "mnopgh", "stuvwx"]);
+    // A wide character half inside becomes blanks, both halves.
+    let t = term(8, 1, "日本語\x1b[88;1;2;1;3$x");
+    assert_eq!(lines(&t), [" XX 語"]);
+    // Through the character sets invoked, as xterm since patch 398 (DEC graphics here).
+    let t = term(6, 1, "\x1b(0\x1b[113;1;1;1;3$x\x1b(B");
+    assert_eq!(lines(&t), ["───"]);
+    t.screen().check_integrity().unwrap();
+}
+
+#[test]
+fn decera_erases_a_rectangle_and_decsera_spares_what_decsca_protected() {
+    let t = lettered("\x1b[2;2;3;4$z");
+    assert_eq!(lines(&t), ["abcdef", "g   kl", "m   qr", "stuvwx"]);
+    let t = term(8, 1, "\x1b[1\"qab\x1b[0\"qcd\x1b[1;1;1;8$z");
+    assert_eq!(lines(&t), [""], "DECERA erases protected characters");
+    let t = term(8, 1, "\x1b[1\"qab\x1b[0\"qcd\x1b[1;1;1;8${");
+    assert_eq!(lines(&t), ["ab"]);
+    let t = term(8, 1, "日本語\x1b[1;2;1;2$z");
+    assert_eq!(lines(&t), ["  本語"]);
+}
+
+#[test]
+fn deccra_copies_a_rectangle_as_if_through_a_buffer() {
+    let t = lettered("\x1b[1;1;2;2;1;3;5;1$v");
+    assert_eq!(lines(&t), ["abcdef", "ghijkl", "mnopab", "stuvgh"]);
+    // Overlapping, down and to the right, then up and to the left.
+    let t = lettered("\x1b[1;1;3;4;1;2;2;1$v");
+    assert_eq!(lines(&t), ["abcdef", "gabcdl", "mghijr", "smnopx"]);
+    let t = lettered("\x1b[2;2;4;5;1;1;1;1$v");
+    assert_eq!(lines(&t), ["hijkef", "nopqkl", "tuvwqr", "stuvwx"]);
+    // What falls off the page is dropped; a missing destination is the top left corner.
+    let t = lettered("\x1b[1;1;2;3;1;4;5;1$v");
+    assert_eq!(lines(&t), ["abcdef", "ghijkl", "mnopqr", "stuvab"]);
+    let t = lettered("\x1b[3;3;4;4$v");
+    assert_eq!(lines(&t), ["opcdef", "uvijkl", "mnopqr", "stuvwx"]);
+    // Renditions travel with their characters.
+    let t = term(6, 2, "\x1b[1;31mab\x1b[m\x1b[1;1;1;2;1;2;3;1$v");
+    assert_eq!(lines(&t), ["ab", "  ab"]);
+    assert_eq!(pen_style(&t, 1, 3).fg, Color::Indexed(1));
+    assert!(pen_style(&t, 1, 3).attrs.has(Attrs::BOLD));
+    // Wide characters: one the source's edge cuts is copied as a blank; one that would hang
+    // off the page's edge too; one the destination's edge cuts becomes blanks.
+    let t = term(8, 3, "日本語\r\n\r\n字字字\x1b[1;2;1;5;1;2;1;1$v\x1b[1;1;1;2;1;1;8;1$v");
+    assert_eq!(lines(&t), ["日本語", " 本", "字字字"]);
+    let t = term(8, 3, "日本語\r\n\r\n字字字\x1b[1;3;1;4;1;3;2;1$v");
+    assert_eq!(lines(&t), ["日本語", "", " 本 字"]);
+    t.screen().check_integrity().unwrap();
+}
+
+#[test]
+fn deccara_and_decrara_change_attributes_in_the_stream_or_the_rectangle() {
+    // The stream (the default): from the first corner to the end of its row, whole rows, then
+    // the last row up to the second corner.
+    let t = lettered("\x1b[1;3;3;4;1;4$r");
+    let bold = |t: &Terminal| -> Vec<String> {
+        (0..4)
+            .map(|y| (0..6).map(|x| if pen_style(t, y, x).attrs.has(Attrs::BOLD) { 'B' } else { '.' }).collect())
+            .collect()
+    };
+    assert_eq!(bold(&t), ["..BBBB", "BBBBBB", "BBBB..", "......"]);
+    assert_eq!(pen_style(&t, 1, 0).attrs.underline(), Underline::Single);
+    // DECSACE 2: the rectangle itself.
+    let t = lettered("\x1b[2*x\x1b[1;3;3;4;1$r");
+    assert_eq!(bold(&t), ["..BB..", "..BB..", "..BB..", "......"]);
+    // Clearing (22, 0), and reversing (DECRARA): bold cells lose it, the others gain it.
+    let t = lettered("\x1b[2*x\x1b[1;1;4;6;1;7$r\x1b[1;1;1;6;22$r\x1b[2;1;2;6;0$r");
+    assert_eq!(bold(&t), ["......", "......", "BBBBBB", "BBBBBB"]);
+    assert!(!pen_style(&t, 0, 0).attrs.has(Attrs::BOLD) && pen_style(&t, 0, 0).attrs.has(Attrs::INVERSE));
+    assert!(!pen_style(&t, 1, 0).attrs.has(Attrs::INVERSE));
+    let t = lettered("\x1b[2*x\x1b[1;1;1;6;1$r\x1b[1;4;2;6;1;4$t");
+    assert_eq!(bold(&t), ["BBB...", "...BBB", "......", "......"]);
+    assert_eq!(pen_style(&t, 0, 3).attrs.underline(), Underline::Single);
+    // Colours stay; no attribute given changes nothing.
+    let t = term(4, 1, "\x1b[32mab\x1b[m\x1b[1;1;1;4$r\x1b[1;1;1;4;5$r");
+    assert_eq!(pen_style(&t, 0, 0).fg, Color::Indexed(2));
+    assert!(pen_style(&t, 0, 0).attrs.has(Attrs::BLINK));
+}
+
+#[test]
+fn rectangle_operations_hold_the_screens_invariants_at_every_size() {
+    // Every operation with corners on, inside and past every edge, on screens from 1x1 to 9x5
+    // of wide characters, in the stream and the rectangle extents and in origin mode.
+    let ops = ["42;{t};{l};{b};{r}$x", "{t};{l};{b};{r}$z", "{t};{l};{b};{r}${", "{t};{l};{b};{r};1;{l};{t};1$v"];
+    let ops2 = ["{t};{l};{b};{r};1;4;7$r", "{t};{l};{b};{r};0;8$t"];
+    for cols in 1..=9 {
+        for rows in 1..=5 {
+            for (t, l, b, r) in [(0, 0, 0, 0), (1, 2, 3, 4), (2, 1, 99, 3), (3, 3, 1, 1), (1, cols, rows, cols)] {
+                for op in ops.iter().chain(&ops2) {
+                    let op = op
+                        .replace("{t}", &t.to_string())
+                        .replace("{l}", &l.to_string())
+                        .replace("{b}", &b.to_string())
+                        .replace("{r}", &r.to_string());
+                    for extent in ["", "\x1b[2*x", "\x1b[?69h\x1b[2;3s\x1b[2;3r\x1b[?6h"] {
+                        let input = format!("{extent}\x1b[1\"q日本語日本語\x1b[m字字字\x1b[2;2H\x1b[{op}");
+                        let t = term(cols, rows, &input);
+                        t.screen().check_integrity().unwrap_or_else(|v| panic!("{cols}x{rows} {input:?}: {v}"));
+                    }
+                }
+            }
+        }
+    }
+}
+
 // ---- inserting and deleting ----
 
 #[test]

@@ -1,0 +1,216 @@
+//! The VT420 rectangular area operations, as xterm (whose default conformance level is a VT420)
+//! does them: DECFRA fills a rectangle with a character, DECERA erases it, DECSERA erases what
+//! DECSCA did not protect, DECCRA copies it, DECCARA and DECRARA set, clear or reverse
+//! attributes in it (or in the stream of cells between its corners: DECSACE).
+//!
+//! Coordinates are 1-based, top, left, bottom, right; 0 or missing is the page's edge, and they
+//! are held to the page. In origin mode they count from the margins' corner and are held to the
+//! margins, and a copy is cut at them (xterm). A rectangle whose top is below its bottom, or whose
+//! left is right of its right, is empty and nothing happens. The cursor never moves. Pages
+//! beyond the first (DECCRA's page numbers) do not exist: there is one page.
+//!
+//! Where a rectangle's edge cuts a wide character, the character becomes blanks, as every other
+//! function that changes part of a row does here. Choices beside xterm's:
+//! - DECFRA takes a character one cell wide: xterm also takes a wide one, which would put a
+//!   two-cell character in every cell;
+//! - DECERA and DECSERA leave erase's blank (a space with the current background colour, as ED
+//!   does), where xterm keeps the current attributes (DECERA) or each cell's (DECSERA);
+//! - in the stream extent, DECCARA and DECRARA change blank cells too: xterm skips the cells
+//!   nothing was written to since they were erased, a difference this engine does not keep.
+
+use super::Screen;
+use crate::cell::Cell;
+use crate::parser::Params;
+use crate::style::{Attrs, Color, Style, Underline};
+
+use super::modes::Protection;
+use super::text::cell_width;
+
+/// Rows `top..=bottom`, columns `left..=right` of the screen, 0-based.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Rect {
+    top: usize,
+    left: usize,
+    bottom: usize,
+    right: usize,
+}
+
+/// The attributes DECCARA's and DECRARA's 0 stand for (xterm's), besides underline (not a bit
+/// here): bold, blink, inverse.
+const ALL_CHANGEABLE: u16 = Attrs::BOLD | Attrs::BLINK | Attrs::INVERSE;
+
+impl Screen {
+    /// The part of the screen rectangles are held to, 0-based and inclusive: the page, or in
+    /// origin mode the margins (xterm).
+    fn rect_bounds(&self) -> Rect {
+        if self.modes.origin {
+            Rect { top: self.top, left: self.left, bottom: self.bottom, right: self.right }
+        } else {
+            Rect { top: 0, left: 0, bottom: self.rows - 1, right: self.cols - 1 }
+        }
+    }
+
+    /// Parameter `i` as a row (`is_row`) or column, 0-based, as xterm reads it: `default`
+    /// (1-based) when 0 or missing; in origin mode counted from the top (left) margin; then held
+    /// to [`Self::rect_bounds`]. The defaults xterm passes are the bounds' own edges, so in
+    /// origin mode a missing top or left is offset by the margin twice, as XTerm 379 shows.
+    fn rect_coordinate(&self, p: &Params, i: usize, default: usize, is_row: bool) -> usize {
+        let b = self.rect_bounds();
+        let (min, max, origin) = if is_row { (b.top, b.bottom, self.top) } else { (b.left, b.right, self.left) };
+        let v = match p.raw(i) as usize {
+            0 => default,
+            v => v,
+        };
+        let v = if self.modes.origin { v + origin } else { v };
+        v.clamp(min + 1, max + 1) - 1
+    }
+
+    /// The rectangle of parameters `at..at + 4`, None when it is empty.
+    fn rect_at(&self, p: &Params, at: usize) -> Option<Rect> {
+        let b = self.rect_bounds();
+        let r = Rect {
+            top: self.rect_coordinate(p, at, b.top + 1, true),
+            left: self.rect_coordinate(p, at + 1, b.left + 1, false),
+            bottom: self.rect_coordinate(p, at + 2, b.bottom + 1, true),
+            right: self.rect_coordinate(p, at + 3, b.right + 1, false),
+        };
+        (r.top <= r.bottom && r.left <= r.right).then_some(r)
+    }
+
+    /// DECFRA (CSI Pch ; Pt ; Pl ; Pb ; Pr $ x): fills the rectangle with character `Pch` (a
+    /// printable ASCII or Latin-1 code, through the character sets invoked, or any other
+    /// character one cell wide) in the current rendition. xterm keeps each cell's colours
+    /// unless the current rendition has a colour of its own, and so does this.
+    pub(crate) fn fill_rectangle(&mut self, p: &Params) {
+        if p.is_empty() {
+            return;
+        }
+        let code = match p.raw(0) {
+            0 => 0x20,
+            v => v as u32,
+        };
+        let latin = (0x20..0x7f).contains(&code) || (0xa0..0x100).contains(&code);
+        let Some(c) = char::from_u32(code).filter(|&c| latin || cell_width(c) == Some(1)) else { return };
+        let c = if latin { self.charsets.peek(c) } else { c };
+        let Some(r) = self.rect_at(p, 1) else { return };
+        let pen = self.pen.style;
+        let coloured = pen.fg != Color::Default || pen.bg != Color::Default;
+        for y in r.top..=r.bottom {
+            let (s, e) = self.split_wide_edges(y, r.left, r.right + 1);
+            for x in r.left..=r.right {
+                let old = self.grid().row_ref(y).style(self.grid().row(y)[x]);
+                let style = if coloured { pen } else { Style { fg: old.fg, bg: old.bg, ..pen } };
+                let id = self.grid_mut().intern_at(y, &style);
+                self.grid_mut().row_mut(y)[x] = Cell::char(c, false, id);
+            }
+            self.touch(y, s, e);
+        }
+    }
+
+    /// DECERA (CSI Pt ; Pl ; Pb ; Pr $ z) erases the rectangle, protected characters too;
+    /// DECSERA (CSI Pt ; Pl ; Pb ; Pr $ {, `selective`) erases what DECSCA did not protect.
+    pub(crate) fn erase_rectangle(&mut self, p: &Params, selective: bool) {
+        let Some(r) = self.rect_at(p, 0) else { return };
+        let keep = selective && self.modes.protection == Protection::Dec;
+        for y in r.top..=r.bottom {
+            self.erase_cells(y, r.left, r.right + 1, keep);
+        }
+    }
+
+    /// DECCRA (CSI Pts ; Pls ; Pbs ; Prs ; Pps ; Ptd ; Pld ; Ppd $ v): copies the rectangle, its
+    /// characters and their renditions, to the one whose top left corner is (Ptd, Pld); what
+    /// would fall off the page is dropped. The source is read whole before anything is
+    /// written, so overlapping rectangles copy as if through a buffer (as xterm does).
+    pub(crate) fn copy_rectangle(&mut self, p: &Params) {
+        let Some(src) = self.rect_at(p, 0) else { return };
+        let b = self.rect_bounds();
+        let top = self.rect_coordinate(p, 5, b.top + 1, true);
+        let left = self.rect_coordinate(p, 6, b.left + 1, false);
+        let width = src.right + 1 - src.left;
+        let mut copied: Vec<(Cell, Style)> = Vec::with_capacity(width * (src.bottom + 1 - src.top));
+        for y in src.top..=src.bottom {
+            let line = self.grid().row_ref(y);
+            let cells = &line[src.left..=src.right];
+            for (i, &cell) in cells.iter().enumerate() {
+                // Half of a wide character the source's edge cuts is copied as a blank.
+                let cut = (i == 0 && cell.is_spacer()) || (i == width - 1 && cell.is_wide());
+                let cell = if cut { Cell::blank(cell.style()) } else { cell };
+                copied.push((cell, line.style(cell)));
+            }
+        }
+        let right = (left + width - 1).min(b.right);
+        for (j, row) in copied.chunks(width).enumerate() {
+            let y = top + j;
+            if y > b.bottom {
+                break;
+            }
+            let (s, e) = self.split_wide_edges(y, left, right + 1);
+            for (x, &(cell, style)) in (left..=right).zip(row) {
+                let id = self.grid_mut().intern_at(y, &style);
+                self.grid_mut().row_mut(y)[x] = cell.with_style(id);
+            }
+            // A wide character whose second half fell off the page or the margins.
+            let last = self.grid().row(y)[right];
+            if last.is_wide() && right < left + width - 1 {
+                self.grid_mut().row_mut(y)[right] = Cell::blank(last.style());
+            }
+            self.touch(y, s, e);
+        }
+    }
+
+    /// DECCARA (CSI Pt ; Pl ; Pb ; Pr ; Ps... $ r) sets and clears attributes, DECRARA
+    /// (CSI Pt ; Pl ; Pb ; Pr ; Ps... $ t, `reverse`) reverses them, in the rectangle or, unless
+    /// DECSACE chose the rectangle, in the stream of cells from its top left corner to its
+    /// bottom right one. The attributes are SGR's 1 (bold), 4 (underline), 5 (blink), 7
+    /// (inverse) and 8 (hidden, as xterm extends it), 0 for the first four, and for DECCARA
+    /// 22, 24, 25, 27 and 28 to clear them. Colours and other attributes stay.
+    pub(crate) fn change_rectangle_attributes(&mut self, p: &Params, reverse: bool) {
+        let Some(r) = self.rect_at(p, 0) else { return };
+        let ops: Vec<u16> = (4..p.len()).map(|i| p.raw(i)).collect();
+        if ops.is_empty() {
+            return;
+        }
+        let change = |mut style: Style| {
+            let a = &mut style.attrs;
+            for &op in &ops {
+                let (bits, underline) = match op {
+                    0 => (ALL_CHANGEABLE, true),
+                    1 | 22 => (Attrs::BOLD, false),
+                    4 | 24 => (0, true),
+                    5 | 25 => (Attrs::BLINK, false),
+                    7 | 27 => (Attrs::INVERSE, false),
+                    8 | 28 => (Attrs::HIDDEN, false),
+                    _ => continue,
+                };
+                let underlined = a.underline() != Underline::None;
+                let on = match (reverse, op) {
+                    (true, _) => None,
+                    (false, 0 | 22 | 24 | 25 | 27 | 28) => Some(false),
+                    (false, _) => Some(true),
+                };
+                match on {
+                    Some(on) => a.0 = if on { a.0 | bits } else { a.0 & !bits },
+                    None => a.0 ^= bits,
+                }
+                if underline {
+                    let on = on.unwrap_or(!underlined);
+                    a.set_underline(if on { Underline::Single } else { Underline::None });
+                }
+            }
+            style
+        };
+        let rectangle = self.modes.rectangle_extent;
+        for y in r.top..=r.bottom {
+            let start = if rectangle || y == r.top { r.left } else { 0 };
+            let end = if rectangle || y == r.bottom { r.right } else { self.cols - 1 };
+            for x in start..=end {
+                let line = self.grid().row_ref(y);
+                let cell = line[x];
+                let style = change(line.style(cell));
+                let id = self.grid_mut().intern_at(y, &style);
+                self.grid_mut().row_mut(y)[x] = cell.with_style(id);
+            }
+            self.touch(y, start, end + 1);
+        }
+    }
+}
