@@ -163,44 +163,43 @@ impl Screen {
         self.cursor.pending_wrap = false;
     }
 
-    /// Erases cells `[start, end)` of row `y`; with `keep`, protected cells stay.
+    /// Erases cells `[start, end)` of row `y`; with `keep`, protected cells stay. A wide
+    /// character the range cuts loses its other half too, unless its half inside is kept: a
+    /// protected one stays whole.
     pub(super) fn erase_cells(&mut self, y: usize, start: usize, end: usize, keep: bool) {
         if start >= end {
             return;
         }
         let blank = self.blank_cell(y);
+        let line = self.grid().row_ref(y);
+        let kept: Vec<bool> = if keep {
+            line[start..end].iter().map(|&c| line.style(c).attrs.has(Attrs::PROTECTED)).collect()
+        } else {
+            Vec::new()
+        };
+        let is_kept = |i: usize| kept.get(i).copied().unwrap_or(false);
+        let cut_left = start > 0 && line[start].is_spacer() && !is_kept(0);
+        let cut_right = end < self.cols && line[end].is_spacer() && !is_kept(end - start - 1);
+        let row = self.grid_mut().row_mut(y);
+        if cut_left {
+            row[start - 1] = Cell::blank(row[start - 1].style());
+        }
+        if cut_right {
+            row[end] = Cell::blank(row[end].style());
+        }
         if keep {
-            let line = self.grid().row_ref(y);
-            let protected: Vec<bool> =
-                line[start..end].iter().map(|&c| line.style(c).attrs.has(Attrs::PROTECTED)).collect();
-            // A wide character the range cuts loses its other half only if its half inside is
-            // erased: a protected one stays whole.
-            let cut_left = start > 0 && line[start].is_spacer() && !protected[0];
-            let cut_right = end < self.cols && line[end].is_spacer() && !protected[end - start - 1];
-            let row = self.grid_mut().row_mut(y);
-            if cut_left {
-                row[start - 1] = Cell::blank(row[start - 1].style());
-            }
-            if cut_right {
-                row[end] = Cell::blank(row[end].style());
-            }
-            for (cell, keep) in row[start..end].iter_mut().zip(protected) {
-                if !keep {
+            for (i, cell) in row[start..end].iter_mut().enumerate() {
+                if !is_kept(i) {
                     *cell = blank;
                 }
             }
-            if end == self.cols {
-                self.grid_mut().set_wrapped(y, false);
-            }
-            self.touch(y, start - usize::from(cut_left), end + usize::from(cut_right));
-            return;
+        } else {
+            row[start..end].fill(blank);
         }
-        let (s, e) = self.split_wide_edges(y, start, end);
-        self.grid_mut().row_mut(y)[start..end].fill(blank);
         if end == self.cols {
             self.grid_mut().set_wrapped(y, false);
         }
-        self.touch(y, s, e);
+        self.touch(y, start - usize::from(cut_left), end + usize::from(cut_right));
     }
 
     /// Whether an erase keeps protected characters, as xterm decides it: the selective erases

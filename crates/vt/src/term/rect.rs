@@ -97,11 +97,16 @@ impl Screen {
         let coloured = pen.fg != Color::Default || pen.bg != Color::Default;
         for y in r.top..=r.bottom {
             let (s, e) = self.split_wide_edges(y, r.left, r.right + 1);
-            for x in r.left..=r.right {
-                let old = self.grid().row_ref(y).style(self.grid().row(y)[x]);
-                let style = if coloured { pen } else { Style { fg: old.fg, bg: old.bg, ..pen } };
-                let id = self.grid_mut().intern_at(y, &style);
-                self.grid_mut().row_mut(y)[x] = Cell::char(c, false, id);
+            if coloured {
+                let id = self.pen_id(y);
+                self.grid_mut().row_mut(y)[r.left..=r.right].fill(Cell::char(c, false, id));
+            } else {
+                for x in r.left..=r.right {
+                    let line = self.grid().row_ref(y);
+                    let Style { fg, bg, .. } = line.style(line[x]);
+                    let id = self.grid_mut().intern_at(y, &Style { fg, bg, ..pen });
+                    self.grid_mut().row_mut(y)[x] = Cell::char(c, false, id);
+                }
             }
             self.touch(y, s, e);
         }
@@ -182,18 +187,14 @@ impl Screen {
                     8 | 28 => (Attrs::HIDDEN, false),
                     _ => continue,
                 };
-                let underlined = a.underline() != Underline::None;
-                let on = match (reverse, op) {
-                    (true, _) => None,
-                    (false, 0 | 22 | 24 | 25 | 27 | 28) => Some(false),
-                    (false, _) => Some(true),
-                };
+                // Set, clear, or (DECRARA) reverse.
+                let on = (!reverse).then_some(!matches!(op, 0 | 22..=28));
                 match on {
                     Some(on) => a.0 = if on { a.0 | bits } else { a.0 & !bits },
                     None => a.0 ^= bits,
                 }
                 if underline {
-                    let on = on.unwrap_or(!underlined);
+                    let on = on.unwrap_or(a.underline() == Underline::None);
                     a.set_underline(if on { Underline::Single } else { Underline::None });
                 }
             }

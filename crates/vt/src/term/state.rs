@@ -325,40 +325,31 @@ impl Charsets {
     /// The character `c` stands for under the current invocations: 0x20..=0x7F through GL (or
     /// the single shift's set), U+00A0..=U+00FF through GR; anything else is itself.
     pub(super) fn map(&mut self, c: char) -> char {
-        let code = c as u32;
-        if code >= 0x100 {
-            self.single = None;
-            return c;
-        }
+        // A single shift applies to GL only (xterm).
         let single = self.single.take();
-        if code < 0x80 {
-            let set = self.g[single.unwrap_or(self.gl)];
-            set.lookup(code as u8).unwrap_or(c)
-        } else if code >= 0xa0 {
-            // A single shift applies to GL only (xterm). A set in GR that keeps a position ASCII
-            // leaves the Latin-1 character.
-            let set = self.g[self.gr];
-            set.lookup(code as u8 - 0x80).filter(|m| !m.is_ascii()).unwrap_or(c)
-        } else {
-            c
-        }
+        let slot = if (c as u32) < 0x80 { single.unwrap_or(self.gl) } else { self.gr };
+        self.through(slot, c)
     }
-}
 
-impl Charsets {
     /// What DECFRA's fill character `c` shows as: as [`Charsets::map`] maps it, except that a
     /// pending single shift (which applies to both halves here, as in xterm) stays pending.
     pub(super) fn peek(&self, c: char) -> char {
+        let slot = self.single.unwrap_or(if (c as u32) < 0x80 { self.gl } else { self.gr });
+        self.through(slot, c)
+    }
+
+    /// `c` through the set in G`slot`: 0x20..=0x7F as its GL positions, U+00A0..=U+00FF as its
+    /// GR ones (a set that keeps a position ASCII leaves the Latin-1 character); anything else
+    /// is itself.
+    #[inline]
+    fn through(&self, slot: usize, c: char) -> char {
         let code = c as u32;
-        if !(0x20..0x7f).contains(&code) && !(0xa0..0x100).contains(&code) {
-            return c;
-        }
-        let slot = self.single.unwrap_or(if code < 0x80 { self.gl } else { self.gr });
-        let mapped = self.g[slot].lookup((code & 0x7f) as u8);
         if code < 0x80 {
-            mapped.unwrap_or(c)
+            self.g[slot].lookup(code as u8).unwrap_or(c)
+        } else if (0xa0..0x100).contains(&code) {
+            self.g[slot].lookup(code as u8 - 0x80).filter(|m| !m.is_ascii()).unwrap_or(c)
         } else {
-            mapped.filter(|m| !m.is_ascii()).unwrap_or(c)
+            c
         }
     }
 }
