@@ -556,6 +556,44 @@ impl Grid {
         true
     }
 
+    /// [`Self::scroll_screen_into_full_history`] and then `text` (printable ASCII, at most
+    /// `cols` bytes) written in `style` (default or packed: an id that needs no list) from the
+    /// new bottom row's first column, in one pass over the recycled row: the text's cells are
+    /// written once, where clearing the row first wrote them twice, and only the cells after
+    /// the text that the row's old contents used are cleared. The steady state of a flood of
+    /// whole lines (`Screen::print_whole_lines`), where it is a line's LF and the next line's
+    /// text. Returns false, having done nothing, when the history is not full (or not kept).
+    #[inline(always)]
+    pub fn scroll_in_line(&mut self, text: &[u8], style: u32) -> bool {
+        debug_assert!(text.len() <= self.cols && (style == 0 || style & PACKED != 0));
+        if self.history_cap == 0 || self.history_len() < self.history_cap {
+            return false;
+        }
+        self.anchor = None;
+        self.settle_styles(self.visible_id(0));
+        let id = self.lines.pop_front().expect("lines hold at least the screen");
+        let list = &mut self.styles[id as usize];
+        if !list.is_empty() {
+            list.clear();
+            self.style_epoch += 1;
+        }
+        let start = id as usize * self.cols;
+        let meta = &mut self.meta[id as usize];
+        let row = &mut self.cells[start..start + self.cols];
+        let n = text.len();
+        crate::scan::write_ascii(&mut row[..n], text, style);
+        let used = (meta.used as usize).min(row.len());
+        if used > n {
+            row[n..used].copy_from_slice(&BLANK_ROW[n..used]);
+        }
+        *meta = RowMeta { wrapped: false, pad_end: false, dirty: (0, self.cols as u16), used: n as u16 };
+        self.lend_spare_styles(id);
+        self.lines.push_back(id);
+        self.scrolled = (self.scrolled + 1).min(self.rows);
+        self.pushed += 1;
+        true
+    }
+
     /// With history full, the screen's top row goes into history and the oldest history row
     /// becomes the new bottom row, blank in `blank`: the steady state of scrolling output.
     #[inline(always)]

