@@ -536,9 +536,22 @@ impl Grid {
         }
     }
 
+    /// Marks every visible row wholly written (after a change of every cell: `used` widens to
+    /// the edge).
     pub fn damage_all(&mut self) {
         for y in 0..self.rows {
             self.touch(y, 0, self.cols);
+        }
+    }
+
+    /// Marks visible rows `top..=bottom` wholly dirty (rows that moved: what they show changed
+    /// though their cells did not). Their `used` bounds stay: `touch` would widen each to the
+    /// edge, and recycling those rows would then clear every cell instead of their text.
+    fn redraw_rows(&mut self, top: usize, bottom: usize) {
+        let base = self.lines.len() - self.rows;
+        let cols = self.cols as u16;
+        for &id in self.lines.range(base + top..=base + bottom) {
+            self.meta[id as usize].dirty = (0, cols);
         }
     }
 
@@ -649,9 +662,7 @@ impl Grid {
         if full {
             self.scrolled = (self.scrolled + n).min(self.rows);
         } else {
-            for y in top..=bottom {
-                self.touch(y, 0, self.cols);
-            }
+            self.redraw_rows(top, bottom);
         }
     }
 
@@ -706,9 +717,7 @@ impl Grid {
             self.reset_row(id, blank);
             self.lines.insert(base + top, id);
         }
-        for y in top..=bottom {
-            self.touch(y, 0, self.cols);
-        }
+        self.redraw_rows(top, bottom);
     }
 
     /// A wide character cut by the margins `left..=right` of row `y` cannot move half-way:
@@ -966,6 +975,27 @@ mod tests {
         g.scroll_up(0, 1, 1, &Style::default(), true);
         assert_eq!(hist(&g), ["a"]);
         assert_eq!((0..4).map(|y| text(&g, y)).collect::<Vec<_>>(), ["b", "", "c", "d"]);
+    }
+
+    /// Rows a region scroll moves are wholly dirty (what they show changed), and each keeps the
+    /// `used` bound of its text: recycling one later clears its text, not the whole row.
+    #[test]
+    fn a_region_scroll_damages_the_rows_it_moves_and_keeps_their_used_bounds() {
+        let mut g = Grid::new(8, 4, 10);
+        for (y, s) in ["a", "bb", "ccc", "dddd"].iter().enumerate() {
+            put(&mut g, y, s);
+        }
+        g.clear_damage();
+        g.scroll_down(1, 3, 1, &Style::default());
+        assert_eq!((0..4).map(|y| text(&g, y)).collect::<Vec<_>>(), ["a", "", "bb", "ccc"]);
+        assert_eq!((0..4).map(|y| g.meta(y).dirty).collect::<Vec<_>>(), [(0, 0), (0, 8), (0, 8), (0, 8)]);
+        assert_eq!((0..4).map(|y| g.meta(y).used).collect::<Vec<_>>(), [1, 0, 2, 3]);
+        g.clear_damage();
+        g.scroll_up(0, 2, 1, &Style::default(), false);
+        assert_eq!((0..4).map(|y| text(&g, y)).collect::<Vec<_>>(), ["", "bb", "", "ccc"]);
+        assert_eq!((0..4).map(|y| g.meta(y).dirty).collect::<Vec<_>>(), [(0, 8), (0, 8), (0, 8), (0, 0)]);
+        assert_eq!((0..4).map(|y| g.meta(y).used).collect::<Vec<_>>(), [0, 2, 0, 3]);
+        assert_eq!(g.check_structure(), Ok(()));
     }
 
     #[test]
