@@ -347,13 +347,20 @@ impl Grid {
         }
     }
 
+    /// Empties row `id`'s style list (a new epoch when it had entries: ids change meaning).
     #[inline(always)]
-    fn reset_row(&mut self, id: u32, blank: &Style) {
+    fn clear_styles(&mut self, id: u32) {
         let list = &mut self.styles[id as usize];
         if !list.is_empty() {
             list.clear();
             self.style_epoch += 1;
         }
+    }
+
+    #[inline(always)]
+    fn reset_row(&mut self, id: u32, blank: &Style) {
+        self.clear_styles(id);
+        let list = &mut self.styles[id as usize];
         let start = id as usize * self.cols;
         let meta = &mut self.meta[id as usize];
         let row = &mut self.cells[start..start + self.cols];
@@ -583,13 +590,8 @@ impl Grid {
             return false;
         }
         self.anchor = None;
-        self.settle_styles(self.visible_id(0));
-        let id = self.lines.pop_front().expect("lines hold at least the screen");
-        let list = &mut self.styles[id as usize];
-        if !list.is_empty() {
-            list.clear();
-            self.style_epoch += 1;
-        }
+        let id = self.take_oldest();
+        self.clear_styles(id);
         let start = id as usize * self.cols;
         let meta = &mut self.meta[id as usize];
         let row = &mut self.cells[start..start + self.cols];
@@ -600,10 +602,7 @@ impl Grid {
             row[n..used].copy_from_slice(&BLANK_ROW[n..used]);
         }
         *meta = RowMeta { wrapped: false, pad_end: false, dirty: (0, self.cols as u16), used: n as u16 };
-        self.lend_spare_styles(id);
-        self.lines.push_back(id);
-        self.scrolled = (self.scrolled + 1).min(self.rows);
-        self.pushed += 1;
+        self.put_bottom(id);
         true
     }
 
@@ -611,9 +610,23 @@ impl Grid {
     /// becomes the new bottom row, blank in `blank`: the steady state of scrolling output.
     #[inline(always)]
     fn recycle_oldest_as_bottom(&mut self, blank: &Style) {
-        self.settle_styles(self.visible_id(0));
-        let id = self.lines.pop_front().expect("lines hold at least the screen");
+        let id = self.take_oldest();
         self.reset_row(id, blank);
+        self.put_bottom(id);
+    }
+
+    /// The first half of a scroll of the whole screen into a full history: the top row's
+    /// styles settled as it becomes history, and the oldest history row taken off the ring
+    /// (its id returned, its cells as they were).
+    #[inline(always)]
+    fn take_oldest(&mut self) -> u32 {
+        self.settle_styles(self.visible_id(0));
+        self.lines.pop_front().expect("lines hold at least the screen")
+    }
+
+    /// The second half: row `id`, written, becomes the screen's new bottom row.
+    #[inline(always)]
+    fn put_bottom(&mut self, id: u32) {
         self.lend_spare_styles(id);
         self.lines.push_back(id);
         self.scrolled = (self.scrolled + 1).min(self.rows);
