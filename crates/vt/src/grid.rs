@@ -610,9 +610,16 @@ impl Grid {
     /// becomes the new bottom row, blank in `blank`: the steady state of scrolling output.
     #[inline(always)]
     fn recycle_oldest_as_bottom(&mut self, blank: &Style) {
-        let id = self.take_oldest();
+        // The two halves written out rather than through `take_oldest` and `put_bottom`: the
+        // calls changed how this inlines into its callers, and plain text took 2% more
+        // instructions (10.01 -> 10.21 a byte; long lines 8.92 -> 9.07).
+        self.settle_styles(self.visible_id(0));
+        let id = self.lines.pop_front().expect("lines hold at least the screen");
         self.reset_row(id, blank);
-        self.put_bottom(id);
+        self.lend_spare_styles(id);
+        self.lines.push_back(id);
+        self.scrolled = (self.scrolled + 1).min(self.rows);
+        self.pushed += 1;
     }
 
     /// The first half of a scroll of the whole screen into a full history: the top row's
