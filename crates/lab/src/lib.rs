@@ -23,3 +23,4 @@ pub mod window_latency;
 pub mod workloads;
 pub mod writes_bench;
 pub mod xproxy;
+mod xvfb;

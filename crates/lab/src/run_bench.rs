@@ -19,7 +19,7 @@ use crate::report::{header, machine, Context, Error, Section};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::sessions_bench::median_of;
@@ -276,30 +276,18 @@ pub(crate) fn screen_argv(dir: &Path, cmd: &str) -> Result<Vec<String>, String> 
         .collect())
 }
 
-pub(crate) struct Xvfb {
-    child: Child,
-    pub(crate) display: String,
-}
+pub(crate) use crate::xvfb::Xvfb;
 
 impl Xvfb {
-    pub(crate) fn start() -> Result<Xvfb, String> {
-        if !which("Xvfb") || !which("xterm") {
+    /// A server for the benches that run xterm in it (1280x1024): not started when xterm is
+    /// not installed, since nothing would draw into it.
+    pub(crate) fn for_xterm() -> Result<Xvfb, String> {
+        if !which("xterm") {
             return Err("not installed (apt-get install xvfb xterm)".into());
         }
-        let display = format!(":{}", 90 + std::process::id() % 9);
-        let child = Command::new("Xvfb")
-            // -noreset: a reset when the last xterm goes would drop the next one's connection.
-            .args([&display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start Xvfb: {e}"))?;
-        std::thread::sleep(Duration::from_millis(800));
-        Ok(Xvfb { child, display })
+        Xvfb::start(1280, 1024)
     }
-}
 
-impl Xvfb {
     /// Runs `cmd` (a shell command) in an 80x24 xterm on this display until it ends.
     pub(crate) fn xterm(&self, cmd: &str) -> Result<(), String> {
         let status = Command::new("xterm")
@@ -313,13 +301,6 @@ impl Xvfb {
             return Err(format!("xterm failed: {status}"));
         }
         Ok(())
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -571,7 +552,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     let (plain_mb, colour_mb, runs) = if opts.quick { (10, 5, 1) } else { (200, 50, 5) };
     progress("generating files");
     let (plain, colour) = flood_files(&dir, plain_mb, colour_mb, 5)?;
-    let env = Env { dir: dir.clone(), blitty: opts.blitty.clone(), xvfb: Xvfb::start(), tmux: which("tmux") };
+    let env = Env { dir: dir.clone(), blitty: opts.blitty.clone(), xvfb: Xvfb::for_xterm(), tmux: which("tmux") };
     let files = [
         (format!("plain text, {plain_mb} MB"), plain),
         (format!("SGR-dense (256-colour per cell), {colour_mb} MB"), colour),

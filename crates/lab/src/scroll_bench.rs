@@ -53,7 +53,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(usize, Vec
         std::fs::write(&path, lines_text(lines, scroll, opost)).map_err(|e| e.to_string())?;
         files.push((path, opost));
     }
-    let xvfb = Xvfb::start();
+    let xvfb = Xvfb::for_xterm();
     let mut rows = Vec::new();
     for target in ALL.into_iter().filter(|&t| opts.wants(t)) {
         let mut speeds = [0f64; 4];

@@ -29,7 +29,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<(Vec<usize>
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let sizes = if opts.quick { vec![20_000, 200_000] } else { vec![200_000, 2_000_000] };
     let source = include_str!("../probes/writes.c").as_bytes();
-    let xvfb = Xvfb::start();
+    let xvfb = Xvfb::for_xterm();
     let mut rows = Vec::new();
     for target in ALL.into_iter().filter(|&t| opts.wants(t)) {
         let mut results = Vec::new();

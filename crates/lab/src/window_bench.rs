@@ -16,6 +16,7 @@ use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::report::{header, machine, Context, Error, Section};
 use crate::run_bench::{drained_blocking, which, writer};
+use crate::xvfb::Xvfb;
 
 pub struct Options {
     pub quick: bool,
@@ -89,43 +90,6 @@ fn argv(name: &str, blitty: &Path, cols: u16, rows: u16, cmd: &str) -> Result<Ve
     Ok(v)
 }
 
-/// An X server of the bench's own: `-displayfd` says which display it took once it listens.
-struct Xvfb {
-    child: std::process::Child,
-    display: String,
-}
-
-impl Xvfb {
-    fn start() -> Result<Xvfb, String> {
-        if !which("Xvfb") {
-            return Err("not installed (apt-get install xvfb)".into());
-        }
-        let mut child = Command::new("Xvfb")
-            // -noreset: without it the server resets each time its last client goes (between
-            // two terminals) and drops a connection that arrives meanwhile.
-            .args(["-displayfd", "1", "-screen", "0", "2560x1600x24", "-nolisten", "tcp", "-noreset"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start Xvfb: {e}"))?;
-        let mut line = String::new();
-        let out = child.stdout.take().ok_or("no stdout")?;
-        std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line).map_err(|e| e.to_string())?;
-        if line.trim().is_empty() {
-            let _ = child.kill();
-            return Err("Xvfb did not start".into());
-        }
-        Ok(Xvfb { child, display: format!(":{}", line.trim()) })
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Starts terminal `argv` on X display `display` (software OpenGL for those that use it).
 pub(crate) fn spawn_on(argv: &[String], display: &str) -> Result<std::process::Child, String> {
     Command::new(&argv[0])
@@ -156,7 +120,7 @@ struct Flood {
 /// `proxy`, the terminal talks to the server through it.
 fn timed(argv: &[String], x: &Xvfb, proxy: Option<&crate::xproxy::Proxy>, out: &Path) -> Result<Flood, String> {
     use crate::sessions_bench::cpu_seconds;
-    let (display, x_pid) = (&x.display, x.child.id());
+    let (display, x_pid) = (&x.display, x.pid());
     let _ = std::fs::remove_file(out);
     let counter = crate::window_latency::DamageCounter::start(display)?;
     let mut child = spawn_on(argv, proxy.map_or(display, |p| &p.display))?;
@@ -251,7 +215,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
         (format!("SGR-dense (256-colour per cell), {colour_mb} MB"), colour),
     ];
     let sizes = vec![(80u16, 24u16), (200, 60)];
-    let xvfb = Xvfb::start();
+    let xvfb = Xvfb::start(2560, 1600);
     let out = dir.join("timing");
     let mut ceiling = Vec::new();
     let mut rows: Vec<(String, Vec<Vec<Cell>>)> = TERMINALS.iter().map(|t| (t.to_string(), Vec::new())).collect();

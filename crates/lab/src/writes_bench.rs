@@ -44,7 +44,7 @@ fn texts(quick: bool) -> Vec<(String, Vec<u8>)> {
 pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Vec<Table>, String> {
     let dir = std::env::temp_dir().join(format!("blitty-bench-writes-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let xvfb = Xvfb::start();
+    let xvfb = Xvfb::for_xterm();
     let mut tables = Vec::new();
     for (label, text) in texts(opts.quick) {
         let path = dir.join("text.txt");
