@@ -16,8 +16,7 @@ fn check(t: &Terminal, what: &str) {
     }
 }
 
-mod common;
-use common::Rng;
+use crate::common::Rng;
 
 // ---- 1. No character may crash the engine --------------------------------------------------
 

@@ -6,8 +6,7 @@
 
 use blitty_vt::Terminal;
 
-mod common;
-use common::Rng;
+use crate::common::Rng;
 
 /// Random lines of text (ASCII, wide CJK, emoji, combining marks, coloured runs), ended by
 /// CR LF, with the cursor left at the end of the last one or moved back into it.
