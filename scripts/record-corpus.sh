@@ -3,7 +3,7 @@
 # Each program runs in `script` inside a real tmux (80x24, TERM=xterm-256color). When it is
 # idle, tmux's own rendering of the pane and its cursor are saved beside the stream
 # (NAME.tmux.txt): an independent oracle for what the stream should draw.
-# Usage: scripts/record-corpus.sh [OUTDIR]   (needs tmux, script, vim, less, htop, dialog)
+# Usage: scripts/record-corpus.sh [OUTDIR]   (needs tmux, script, vim, less, htop, dialog, python3)
 set -euo pipefail
 out=${1:-corpus}
 mkdir -p "$out"
@@ -16,6 +16,14 @@ for i in $(seq 1 6); do
   printf '%s 日本語のテキスト 中文字符 한국어 e\xcc\x81 n\xcc\x83 a\xcc\x8a 😀🎉 ok\n' "$i"
   printf 'wide at the edge: %61s字字\n' "x"
 done > "$work/unicode.txt"
+# Lines of mixed words (some Latin-1, some CJK, some wider than the screen, tabs): text for
+# the split, scrolled and sideways views below. The same every time (seeded).
+python3 -c "
+import random
+random.seed(3)
+for i in range(200):
+    print(('\t' if i%5==0 else '') + ' '.join(random.choice(['alpha','beta','gamma','日本','é','delta-epsilon','x'*random.randint(1,40)]) for _ in range(random.randint(1,30))))
+" > "$work/long.txt"
 
 # record NAME 'COMMAND' KEYS... : run COMMAND, type each KEYS group (tmux send-keys words),
 # pausing between groups, then save the stream and tmux's screen.
@@ -56,4 +64,10 @@ record htop "htop" "Down" "Down" "F6"
 record dialog "dialog --menu 'Pick one' 15 50 5 a Apple b Banana c Cherry d 'Dragon fruit' e Elderberry f Fig" "Down" "Down"
 record bash "bash --norc -i" "-l 'echo one two three'" "Enter" "-l 'ls --color=always /usr'" "Enter" \
   "-l 'echo typing with edits'" "C-a" "M-f" "M-f" "C-k" "Enter" "Up" "Up" "C-r" "-l one" "Escape" "C-e" "-l ' four'" "Enter"
+# Test streams only (the engine must draw what tmux drew; `bench engine`'s corpus is the seven
+# above, kept as they are so that its figures stay comparable between runs).
+record vimsplit "vim -u NONE -N -c 'syntax on' -c 'set nu' $work/long.txt" "-l ':vsplit'" "Enter" "-l ':split'" "Enter" "G" "C-w" "l" "50%" "-l 'ix'" "Escape"
+record less-sideways "less -S $work/long.txt" "Right" "Right" "Space" "Left"
+record completion "bash --norc -i" "-l 'ls /usr/'" "Tab" "Tab" "-l 'l'" "Tab" "Tab" "C-c" "-l 'printf \"%s\\n\" {1..40}'" "Enter"
+record python "python3 -q" "-l 'for i in range(30): print(i, \"x\"*i)'" "Enter" "Enter" "-l 'print(\"日本語\"*20)'" "Enter" "Up" "Up"
 echo "recorded into $out:"; ls -la "$out"
