@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-5}
 command -v stress-ng >/dev/null || { echo "loaded-tests: stress-ng is not installed (apt-get install stress-ng)" >&2; exit 2; }
-cargo build --release --workspace --all-targets >/dev/null 2>&1
+cargo test --workspace --profile tests --no-run >/dev/null 2>&1
 cargo test -p blitty-vt --profile checked --no-run >/dev/null 2>&1
 stress-ng --cpu "$(nproc)" --timeout 0 >/dev/null 2>&1 &
 load=$!
@@ -15,7 +15,7 @@ pass=0
 for i in $(seq 1 "$n"); do
   log=$(mktemp)
   start=$(date +%s)
-  if cargo test --workspace --release >"$log" 2>&1 && cargo test -p blitty-vt --profile checked >>"$log" 2>&1; then
+  if cargo test --workspace --profile tests >"$log" 2>&1 && cargo test -p blitty-vt --profile checked >>"$log" 2>&1; then
     pass=$((pass + 1)); verdict=passed
   else
     verdict=FAILED; grep -E "^test .* FAILED|panicked" "$log" | head -5
