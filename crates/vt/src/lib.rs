@@ -24,7 +24,7 @@ pub mod style;
 pub mod term;
 
 pub use cell::Cell;
-pub use grid::Line;
+pub use grid::{Line, LineSize};
 pub use style::{Attrs, Color, Style, Underline};
 pub use term::{
     default_indexed, parse_color, Cursor, CursorShape, Modes, MouseEncoding, MouseTracking, Palette, Protection, Rgb,

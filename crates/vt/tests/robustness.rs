@@ -79,8 +79,8 @@ proptest! {
 }
 
 const ESCAPES: &[&[u8]] = &[
-    b"\x1b7", b"\x1b8", b"\x1bM", b"\x1bD", b"\x1bE", b"\x1bc", b"\x1b#8", b"\x1b(0", b"\x1b(B", b"\x0e", b"\x0f",
-    b"\r\n", b"\t", b"\x08",
+    b"\x1b7", b"\x1b8", b"\x1bM", b"\x1bD", b"\x1bE", b"\x1bc", b"\x1b#8", b"\x1b#6", b"\x1b#3", b"\x1b#4", b"\x1b#5",
+    b"\x1b(0", b"\x1b(B", b"\x0e", b"\x0f", b"\r\n", b"\t", b"\x08",
 ];
 const MODES: &[&[u8]] = &[
     b"\x1b[?1049h",

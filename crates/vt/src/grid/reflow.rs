@@ -57,10 +57,15 @@ fn logical_cells(grid: &Grid, rows: std::ops::Range<usize>, keep: usize, out: &m
 }
 
 /// Cells of line `i` that belong to its logical line's text: all but the pad blank a wide
-/// character left at the end of a wrapped row (unless something was written over it since).
+/// character left at the end of a wrapped row (unless something was written over it since);
+/// of a double-size row that wrapped, the half it shows (text wrapped from its last shown
+/// column; the cells after it are not shown).
 fn row_width(grid: &Grid, i: usize) -> usize {
     let meta = grid.meta[grid.lines[i] as usize];
-    let pad = meta.wrapped && meta.pad_end && grid.line(i).last().is_some_and(|c| c.is_blank());
+    if meta.wrapped && meta.size() != super::LineSize::Single {
+        return (grid.cols - 1) / 2 + 1;
+    }
+    let pad = meta.wrapped && meta.pad_end() && grid.line(i).last().is_some_and(|c| c.is_blank());
     grid.cols - usize::from(pad)
 }
 
@@ -79,7 +84,7 @@ struct Builder {
 impl Builder {
     fn new_row(&mut self) {
         self.cells.resize(self.cells.len() + self.cols, Cell::blank(0));
-        self.meta.push(RowMeta { wrapped: false, pad_end: false, dirty: (0, self.cols as u16), used: 0 });
+        self.meta.push(RowMeta::fresh(self.cols, 0));
         self.styles.push(Vec::new());
         self.col = 0;
     }
@@ -139,7 +144,7 @@ impl Builder {
                 if width == 2 && self.cols >= 2 && self.col < self.cols {
                     // The wide character goes whole onto the next row, leaving a pad blank.
                     self.put(Cell::blank(0));
-                    self.meta.last_mut().expect("a row").pad_end = true;
+                    self.meta.last_mut().expect("a row").set_pad_end(true);
                 }
                 self.wrap();
             }
@@ -240,7 +245,14 @@ impl Grid {
                 find.push(cursor_target);
             }
             found.clear();
+            let rows_before = b.rows();
             b.line(&cells, &styles, &find, &mut found);
+            // A double-size line that is one row and stays one keeps its size (xterm keeps it
+            // on a resize); one that wrapped or now wraps is rewrapped as single rows.
+            let size = self.meta[self.lines[start] as usize].size();
+            if start == stop && size != super::LineSize::Single && b.rows() == rows_before + 1 {
+                b.meta.last_mut().expect("a row").set_line_size(size);
+            }
             if line == anchor.line {
                 anchor_row = found[0].0;
             }
@@ -293,7 +305,7 @@ impl Grid {
         row_styles.truncate(keep_rows.min(n) - drop);
         while meta.len() < keep_rows - drop {
             cells.resize(cells.len() + cols, Cell::blank(0));
-            meta.push(RowMeta { wrapped: false, pad_end: false, dirty: (0, cols as u16), used: 0 });
+            meta.push(RowMeta::fresh(cols, 0));
             row_styles.push(Vec::new());
         }
         cells.shrink_to_fit();

@@ -38,8 +38,22 @@ impl Screen {
 
     /// CUF (CSI Ps C), HPR (CSI Ps a): right `n`, stopping at the right margin if left of it.
     pub(crate) fn cursor_forward(&mut self, n: usize) {
-        let stop = if self.cursor.x <= self.right { self.right } else { self.cols - 1 };
+        let stop = self.forward_stop();
         self.goto(self.cursor.x.saturating_add(n).min(stop), self.cursor.y);
+    }
+
+    /// Where CUF and HT stop: the right margin when the cursor is inside the margins, else the
+    /// last column; on a double-size row without left/right margins, the row's last shown
+    /// column (xterm's `LineMaxCol`), to which a cursor past it comes back.
+    fn forward_stop(&self) -> usize {
+        let stop = if self.cursor.x <= self.right { self.right } else { self.cols - 1 };
+        if self.any_double
+            && !self.modes.left_right_margins
+            && self.grid().meta(self.cursor.y).size() != crate::grid::LineSize::Single
+        {
+            return (self.cols - 1) / 2;
+        }
+        stop
     }
 
     /// CUB (CSI Ps D), BS: left `n`, stopping at the left margin if right of it. With
@@ -203,8 +217,8 @@ impl Screen {
     /// HT, CHT (CSI Ps I): to the `n`th next tab stop, stopping at the right margin (or the
     /// last column when right of it).
     pub(crate) fn tab_forward(&mut self, n: usize) {
-        let stop = if self.cursor.x <= self.right { self.right } else { self.cols - 1 };
-        let mut x = self.cursor.x;
+        let stop = self.forward_stop();
+        let mut x = self.cursor.x.min(stop);
         for _ in 0..n {
             while x < stop {
                 x += 1;

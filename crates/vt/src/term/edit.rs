@@ -239,12 +239,18 @@ impl Screen {
                 for row in y + 1..rows {
                     self.erase_cells(row, 0, cols, keep);
                 }
+                // xterm erases the whole screen (ED 2) for ED 0 from the first cell.
+                let first = if (x, y) == (0, 0) { 0 } else { y + 1 };
+                self.single_size_rows(first..rows, keep);
             }
             1 => {
                 for row in 0..y {
                     self.erase_cells(row, 0, cols, keep);
                 }
                 self.erase_cells(y, 0, x + 1, keep);
+                // And for ED 1 from the last cell.
+                let end = if (x, y) == (cols - 1, rows - 1) { rows } else { y };
+                self.single_size_rows(0..end, keep);
             }
             2 => {
                 if keep {
@@ -258,6 +264,16 @@ impl Screen {
             _ => return,
         }
         self.cursor.pending_wrap = false;
+    }
+
+    /// Rows that ED erased whole are single size again, as xterm's `ClearBufRows` makes them;
+    /// not when protected cells were kept (xterm then erases cell by cell).
+    fn single_size_rows(&mut self, rows: std::ops::Range<usize>, keep: bool) {
+        if self.any_double && !keep {
+            for y in rows {
+                self.grid_mut().set_size(y, crate::grid::LineSize::Single);
+            }
+        }
     }
 
     /// ECH (CSI Ps X): erases `n` cells from the cursor, not past the end of the line; the
@@ -306,6 +322,7 @@ impl Screen {
         for y in 0..rows {
             grid.row_mut(y).fill(Cell::ascii(b'E', 0));
             grid.set_wrapped(y, false);
+            grid.set_size(y, crate::grid::LineSize::Single);
         }
         grid.damage_all();
         self.cursor_position(1, 1);

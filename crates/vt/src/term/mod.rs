@@ -17,7 +17,7 @@ mod vt52;
 
 use crate::cell::Cell;
 use crate::cluster::Clusters;
-use crate::grid::{At, Grid, Line};
+use crate::grid::{At, Grid, Line, LineSize};
 use crate::style::{Interner, Style};
 
 pub use integrity::Violation;
@@ -159,6 +159,9 @@ pub struct Screen {
     cells_scanned: u64,
     /// Set while [`Terminal::feed_flood`] feeds: lines no one will see may be skipped.
     flood: bool,
+    /// Set once a row was made double-width or double-height (until RIS): only then do the
+    /// print paths look at the cursor row's size (`text.rs`, `Screen::double_row_last`).
+    any_double: bool,
 }
 
 impl Screen {
@@ -201,6 +204,7 @@ impl Screen {
             collections: 0,
             cells_scanned: 0,
             flood: false,
+            any_double: false,
         }
     }
 
@@ -254,6 +258,12 @@ impl Screen {
         self.grid().meta(y).wrapped
     }
 
+    /// Visible row `y`'s size (DECDWL, DECDHL): a row of double size shows its cells up to
+    /// column `(cols - 1) / 2` at twice the width.
+    pub fn line_size(&self, y: usize) -> LineSize {
+        self.grid().meta(y).size()
+    }
+
     /// Lines of scrollback held (the main screen's; the alternate screen has none).
     pub fn history_len(&self) -> usize {
         self.main.history_len()
@@ -262,6 +272,11 @@ impl Screen {
     /// Scrollback line `i`, 0 being the oldest, with its styles.
     pub fn history_row(&self, i: usize) -> Line<'_> {
         self.main.line_ref(i)
+    }
+
+    /// Scrollback line `i`'s size (a double-width or double-height line keeps it in history).
+    pub fn history_line_size(&self, i: usize) -> LineSize {
+        self.main.line_size(i)
     }
 
     /// Lines output has scrolled into the main screen's history, ever. With it a line has a

@@ -565,6 +565,7 @@ impl Screen {
         self.palette = self.base_palette.clone();
         self.last_char = None;
         self.vt52_saved = None;
+        self.any_double = false;
         self.main.clear_damage();
         self.main.damage_all();
     }

@@ -1910,3 +1910,150 @@ fn osc_52_writes_are_kept_decoded_for_the_host_and_reads_are_refused() {
     assert_eq!(base64_decode(b"aGk=="), None);
     assert_eq!(base64_decode(b"aG=k"), None);
 }
+
+// ---- double-width and double-height lines (DECDWL, DECDHL, DECSWL) ----
+// Each case below was shown in XTerm 379 (scripts/xterm-screens.sh, its `dwl-` and `dhl-`
+// streams); the assertions are what its screen print held.
+
+fn ys(n: usize) -> String {
+    "y".repeat(n)
+}
+
+#[test]
+fn decdwl_text_wraps_at_the_half_width() {
+    let t = term(80, 4, &format!("\x1b#6{}", ys(50)));
+    assert_eq!(lines(&t)[..2], [ys(40), ys(10)]);
+    assert_eq!(t.screen().line_size(0), crate::LineSize::DoubleWidth);
+    assert_eq!(t.screen().line_size(1), crate::LineSize::Single);
+    assert!(t.screen().row_wrapped(0));
+    // Double height (top and bottom halves) halves the width the same way; an odd width
+    // shows (cols - 1) / 2 + 1 columns, as xterm's LineMaxCol says.
+    let t = term(80, 4, &format!("\x1b#3{}\r\n\x1b#4{}", ys(45), ys(41)));
+    assert_eq!(lines(&t)[..4], [ys(40), ys(5), ys(40), ys(1)]);
+    assert_eq!(t.screen().line_size(0), crate::LineSize::DoubleHeightTop);
+    let t = term(9, 3, &format!("\x1b#6{}", ys(6)));
+    assert_eq!(lines(&t)[..2], [ys(5), ys(1)]);
+}
+
+#[test]
+fn cuf_and_ht_stop_at_the_last_shown_column_of_a_double_width_line() {
+    let t = term(80, 2, "\x1b#6ab\x1b[60Cc");
+    assert_eq!(lines(&t)[0], format!("ab{}c", " ".repeat(37)));
+    let t = term(80, 2, "\x1b#6a\t\t\t\t\t\tb");
+    assert_eq!(lines(&t)[0], format!("a{}b", " ".repeat(38)));
+    // From past the shown half (CUP put it there) they bring the cursor back to its end.
+    let t = term(80, 2, "\x1b#6\x1b[1;70H\x1b[CQ");
+    assert_eq!(lines(&t)[0], format!("{}Q", " ".repeat(39)));
+    let t = term(80, 2, "\x1b#6\x1b[1;70H\tQ");
+    assert_eq!(lines(&t)[0], format!("{}Q", " ".repeat(39)));
+}
+
+#[test]
+fn text_past_the_shown_half_of_a_double_width_line_is_dropped_as_in_xterm() {
+    // CUP does not stop at the half (xterm's CursorSet); what is printed there is dropped.
+    let t = term(80, 2, "\x1b#6\x1b[1;70Hq");
+    assert_eq!(lines(&t), ["", ""]);
+    assert_eq!(cur(&t), (0, 69));
+    // DECDWL puts a cursor past the half at column cols / 2, one past the last shown one.
+    let t = term(80, 2, &format!("{}\x1b#6Z", "x".repeat(60)));
+    assert_eq!(lines(&t)[0], "x".repeat(60), "the hidden half is kept");
+    assert_eq!(cur(&t), (0, 40));
+    // A wrap pending from the full row is kept: the next character goes to the next line.
+    let t = term(80, 2, &format!("{}\x1b#6Z", "x".repeat(80)));
+    assert_eq!(lines(&t), ["x".repeat(80), "Z".into()]);
+    // Through the other print paths: wide characters, a character set, REP, insert mode.
+    for input in ["\x1b#6\x1b[1;70H漢", "\x1b#6\x1b(0\x1b[1;70Hq", "\x1b#6\x1b[1;70H\x1b[4hq"] {
+        let t = term(80, 2, input);
+        assert_eq!(lines(&t), ["", ""], "{input:?}");
+    }
+    let t = term(80, 2, "\x1b#6a\x1b[60b");
+    assert_eq!(lines(&t)[..2], [format!("a{}", "a".repeat(39)), "a".repeat(21)]);
+}
+
+#[test]
+fn decswl_shows_the_hidden_half_again_and_keeps_the_cursor() {
+    let t = term(80, 2, &format!("{}\x1b#6\x1b#5Z", "x".repeat(60)));
+    assert_eq!(lines(&t)[0], format!("{}Z{}", "x".repeat(40), "x".repeat(19)));
+    assert_eq!(t.screen().line_size(0), crate::LineSize::Single);
+}
+
+#[test]
+fn rows_erased_whole_become_single_width_and_el_keeps_the_size() {
+    let after = |input: &str, y: usize| {
+        let t = term(80, 24, &format!("{input}\x1b[{};1H{}", y + 1, ys(60)));
+        (t.screen().line_size(y), lines(&t)[y].clone())
+    };
+    let double = (crate::LineSize::DoubleWidth, ys(40));
+    let single = (crate::LineSize::Single, ys(60));
+    // ED below the cursor, above it, the whole screen; ED 0 from the first cell and ED 1 from
+    // the last one are ED 2 in xterm.
+    assert_eq!(after("\x1b[2;1H\x1b#6\x1b[1;1H\x1b[J", 1), single);
+    assert_eq!(after("\x1b#6\x1b[3;1H\x1b[1J", 0), single);
+    assert_eq!(after("\x1b#6\x1b[2J", 0), single);
+    assert_eq!(after("\x1b#6\x1b[J", 0), single);
+    assert_eq!(after("\x1b#6\x1b[1;2H\x1b[J", 0), double);
+    let bottom = |input: &str| term(80, 24, input).screen().line_size(23);
+    assert_eq!(bottom("\x1b[24;1H\x1b#6\x1b[24;80H\x1b[1J"), crate::LineSize::Single);
+    assert_eq!(bottom("\x1b[24;1H\x1b#6\x1b[24;79H\x1b[1J"), crate::LineSize::DoubleWidth);
+    // EL erases the cells only, and so does ED when it keeps protected cells: ISO-protected
+    // ones (SPA) under ED, DECSCA-protected ones under DECSED. DECSED with nothing protected,
+    // and ED over DECSCA-protected cells (which it does not keep), clear whole rows.
+    assert_eq!(after("\x1b#6abc\x1b[2K", 0), double);
+    assert_eq!(after("\x1b#6\x1bVP\x1bW\x1b[2J", 0), double);
+    assert_eq!(after("\x1b#6\x1b[1\"qP\x1b[0\"q\x1b[?2J", 0), double);
+    assert_eq!(after("\x1b#6\x1b[?J", 0), single);
+    assert_eq!(after("\x1b#6\x1b[1\"qP\x1b[0\"q\x1b[2J", 0), single);
+    // DECALN, RIS and the alternate screen's clear.
+    assert_eq!(term(80, 2, "\x1b#6\x1b#8").screen().line_size(0), crate::LineSize::Single);
+    assert_eq!(after("\x1b#6\x1bc", 0), single);
+}
+
+#[test]
+fn a_double_width_line_moves_with_its_row() {
+    // IL pushes it down, LF at the bottom scrolls it up, RI at the top pushes it down; the
+    // rows that come in are single width.
+    let t = term(80, 24, &format!("\x1b#6\x1b[L{}\x1b[2;1H{}", ys(50), ys(50)));
+    assert_eq!(lines(&t)[..3], [ys(50), ys(40), ys(10)]);
+    let t = term(80, 24, &format!("\x1b[24;1H\x1b#6\n\x1b[23;1H{}", ys(50)));
+    assert_eq!(t.screen().line_size(22), crate::LineSize::DoubleWidth);
+    assert_eq!(t.screen().line_size(23), crate::LineSize::Single);
+    let t = term(80, 24, &format!("\x1b#6\x1bM{}", ys(50)));
+    assert_eq!(lines(&t)[..2], [ys(50), String::new()]);
+    assert_eq!(t.screen().line_size(1), crate::LineSize::DoubleWidth);
+}
+
+#[test]
+fn line_size_controls_are_ignored_with_left_right_margins() {
+    let t = term(80, 2, &format!("\x1b[?69h\x1b#6{}", ys(50)));
+    assert_eq!(lines(&t)[0], ys(50));
+    assert_eq!(t.screen().line_size(0), crate::LineSize::Single);
+}
+
+#[test]
+fn wide_characters_on_a_double_width_line_wrap_at_its_half() {
+    let t = term(80, 2, &format!("\x1b#6{}", "中".repeat(25)));
+    assert_eq!(lines(&t), ["中".repeat(20), "中".repeat(5)]);
+}
+
+#[test]
+fn a_resize_keeps_a_one_row_double_width_line_and_rewraps_a_wrapped_one_as_single_rows() {
+    // A double-width line that wrapped (its shown half, then the next row) is one logical
+    // line: rewrapped at the new width as single rows.
+    let mut t = term(80, 4, &format!("\x1b#6{}\r\nnext", ys(50)));
+    t.resize(60, 4);
+    assert_eq!(t.screen().line_size(0), crate::LineSize::Single);
+    assert_eq!(lines(&t)[..2], [ys(50), "next".to_string()]);
+    // One that fits in its row keeps its size through a change of height or width, as in
+    // xterm, with its hidden cells; narrowed until it wraps, it is rewrapped as single rows.
+    let mut t = term(80, 4, &format!("{}\r\x1b#6abc", "x".repeat(30)));
+    t.resize(80, 6);
+    assert_eq!(t.screen().line_size(0), crate::LineSize::DoubleWidth);
+    t.resize(40, 6);
+    assert_eq!(
+        (t.screen().line_size(0), lines(&t)[0].clone()),
+        (crate::LineSize::DoubleWidth, format!("abc{}", "x".repeat(27)))
+    );
+    t.resize(20, 6);
+    assert_eq!(t.screen().line_size(0), crate::LineSize::Single);
+    assert_eq!(lines(&t)[..2], [format!("abc{}", "x".repeat(17)), "x".repeat(10)]);
+}

@@ -5,6 +5,7 @@ use super::state::Charset;
 use super::{split_wide_cells, Screen, MAX_CLUSTER};
 use crate::cell::Cell;
 use crate::cluster::Clusters;
+use crate::grid::LineSize;
 use crate::style::Color;
 
 /// The cells a character takes, decided for every value the width table can return:
@@ -171,11 +172,49 @@ impl Screen {
     /// left/right margins, else the last column (xterm).
     #[inline]
     fn print_right(&self) -> usize {
+        if self.any_double {
+            return self.print_right_double();
+        }
         if self.cursor.x <= self.right {
             self.right
         } else {
             self.cols - 1
         }
+    }
+
+    /// [`Self::print_right`] once a row was made double size: on such a row, half the margin
+    /// while the cursor is inside it, else the row's last shown column (xterm's `dotext`). A
+    /// cursor right of that (CUP, CHA or HPA can put it there, and DECDWL leaves it one past)
+    /// prints nothing: the text is dropped, as xterm drops it.
+    #[cold]
+    fn print_right_double(&self) -> usize {
+        let right = if self.cursor.x <= self.right { self.right } else { self.cols - 1 };
+        if self.grid().meta(self.cursor.y).size() == LineSize::Single {
+            return right;
+        }
+        let half = self.right / 2;
+        if self.cursor.x <= half {
+            half
+        } else {
+            (self.cols - 1) / 2
+        }
+    }
+
+    /// DECSWL, DECDWL, DECDHL (`ESC # 5`, `# 6`, `# 3`, `# 4`): the cursor row's size. As in
+    /// xterm: ignored while left/right margins are enabled (DECLRMM) and when the row has that
+    /// size already; a row made double keeps its cells (those past its shown half come back
+    /// when it is single again), and a cursor past the shown half goes to column `cols / 2`,
+    /// where it prints nothing until it moves.
+    pub(crate) fn set_line_size(&mut self, size: LineSize) {
+        let y = self.cursor.y;
+        if self.modes.left_right_margins || self.grid().meta(y).size() == size {
+            return;
+        }
+        if size != LineSize::Single {
+            self.any_double = true;
+            self.cursor.x = self.cursor.x.min(self.cols / 2);
+        }
+        self.grid_mut().set_size(y, size);
     }
 
     /// Autowrap: the row is marked as continuing, and the cursor goes to the left margin of
@@ -305,6 +344,7 @@ impl Screen {
             && !self.alt_active
             && !self.modes.insert
             && self.charsets.gl_is_ascii()
+            && !self.any_double
     }
 
     /// In a flood ([`crate::Terminal::feed_flood`]): of the whole lines of plain text at the
@@ -391,8 +431,12 @@ impl Screen {
                 self.wrap_line();
             }
             let (x, y) = (self.cursor.x, self.cursor.y);
-            let style = self.pen_id(y);
             let right = self.print_right();
+            if x > right {
+                // Past the shown half of a double-size row: dropped (see `print_right_double`).
+                return;
+            }
+            let style = self.pen_id(y);
             let n = run.len().min(right + 1 - x);
             let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
             let (row, meta) = grid.row_meta_mut(y);
@@ -446,6 +490,7 @@ impl Screen {
             return 0;
         }
         let (x0, y) = (self.cursor.x, self.cursor.y);
+        // Past the shown half of a double-size row (x0 > right) nothing fits: only marks join.
         let right = self.print_right();
         let style = self.pen_id(y);
         let grid = if self.alt_active { &mut self.alt } else { &mut self.main };
@@ -557,6 +602,10 @@ impl Screen {
             self.wrap_line();
         }
         let right = self.print_right();
+        if self.cursor.x > right {
+            // Past the shown half of a double-size row: dropped (see `print_right_double`).
+            return;
+        }
         if width == 2 && self.cursor.x == right {
             if !self.modes.autowrap || right == self.left {
                 // No room and no wrap: xterm does not print it.
