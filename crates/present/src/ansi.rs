@@ -10,7 +10,7 @@
 
 use std::io::Write;
 
-use blitty_vt::{Cell, CursorShape, Line, Modes, MouseEncoding, MouseTracking, Screen, Style};
+use blitty_vt::{Cell, CursorShape, Line, LineSize, Modes, MouseEncoding, MouseTracking, Screen, Style};
 
 use crate::sgr;
 use crate::view::View;
@@ -118,6 +118,8 @@ pub struct AnsiPresenter {
     cols: usize,
     rows: usize,
     host: Vec<HostCell>,
+    /// Each host row's size, as the frames set it (`ESC # 3/4/5/6`).
+    host_size: Vec<LineSize>,
     /// Where the host's cursor is, when known (unknown after writing the last column).
     cursor: Option<(usize, usize)>,
     pen: Style,
@@ -151,6 +153,7 @@ impl AnsiPresenter {
             cols,
             rows,
             host: vec![HostCell::blank(Style::default()); cols * rows],
+            host_size: vec![LineSize::Single; rows],
             cursor: None,
             pen: Style::default(),
             modes: HostModes::initial(),
@@ -181,6 +184,8 @@ impl AnsiPresenter {
     /// Forgets what the host shows (it was cleared to default blanks).
     fn reset_model(&mut self) {
         self.host = vec![HostCell::blank(Style::default()); self.cols * self.rows];
+        // Clearing the screen makes its lines single size (xterm's ClearBufRows).
+        self.host_size = vec![LineSize::Single; self.rows];
         self.cursor = Some((0, 0));
         self.pen = Style::default();
         self.full = true;
@@ -213,7 +218,8 @@ impl AnsiPresenter {
         }
         let rows = self.rows.min(screen.rows());
         for y in 0..rows {
-            let span = if trusted {
+            let resized = self.set_line_size(y, view.line_size(y), out);
+            let span = if trusted && !resized {
                 match screen.row_damage(y) {
                     Some((s, e)) => (s, e.min(self.cols)),
                     None => continue,
@@ -251,7 +257,47 @@ impl AnsiPresenter {
         let _ = write!(out, "\x1b[{k}S");
         self.host.drain(..k * self.cols);
         self.host.resize(self.rows * self.cols, HostCell::blank(Style::default()));
+        // A line's size moves with it; the lines scrolled in are single size.
+        self.host_size.drain(..k);
+        self.host_size.resize(self.rows, LineSize::Single);
         self.stats.scrolls += 1;
+    }
+
+    /// Gives host row `y` the size `want` (DECSWL, DECDWL, DECDHL), as a terminal that has
+    /// them shows it (xterm, VTE, konsole); one that has not (tmux, alacritty) ignores the
+    /// sequence and shows the row's first half at single width, the rest blank. Returns
+    /// whether it changed: the row is then compared whole.
+    fn set_line_size(&mut self, y: usize, want: LineSize, out: &mut Vec<u8>) -> bool {
+        if self.host_size[y] == want {
+            return false;
+        }
+        self.move_to(y, 0, out);
+        let n = match want {
+            LineSize::Single => b'5',
+            LineSize::DoubleWidth => b'6',
+            LineSize::DoubleHeightTop => b'3',
+            LineSize::DoubleHeightBottom => b'4',
+        };
+        out.extend_from_slice(&[0x1b, b'#', n]);
+        if want == LineSize::Single {
+            // The host kept the cells past the half it showed; what the frames wrote there
+            // was dropped (xterm drops text past a double-size line's half), so they are not
+            // known: the row's cells are all written again.
+            for x in 0..self.cols {
+                self.host[y * self.cols + x] = HostCell { text: Text::Cluster("".into()), style: Style::default() };
+            }
+        }
+        self.host_size[y] = want;
+        true
+    }
+
+    /// The columns host row `y` shows: all, or the first half of a double-size row.
+    fn row_end(&self, y: usize) -> usize {
+        if self.host_size[y] == LineSize::Single {
+            self.cols
+        } else {
+            (self.cols - 1) / 2 + 1
+        }
     }
 
     fn host_cell(&self, y: usize, x: usize) -> &HostCell {
@@ -275,8 +321,15 @@ impl AnsiPresenter {
     fn draw_row(&mut self, view: View, y: usize, span: (usize, usize), out: &mut Vec<u8>) {
         let screen = view.screen;
         let row = view.row(y);
-        let cols = self.cols.min(row.len());
-        let wanted: Vec<HostCell> = row[..cols].iter().map(|&c| Self::wanted(screen, &row, c)).collect();
+        // A double-size row shows its first half, and only that is written: the host keeps
+        // the cells after it but does not show them (and text sent there would wrap from its
+        // last shown column to the next row).
+        let cols = self.row_end(y).min(row.len());
+        let mut wanted: Vec<HostCell> = row[..cols].iter().map(|&c| Self::wanted(screen, &row, c)).collect();
+        if cols < row.len() && row[cols].is_spacer() {
+            // A wide character across the half is not shown whole.
+            wanted[cols - 1] = HostCell::blank(Style::default());
+        }
         // A blank tail with one background becomes a single EL.
         let tail_style = wanted.last().map(|c| c.style).unwrap_or_default();
         let erasable = |c: &HostCell| c.text == Text::Char(' ') && c.style == tail_style;
@@ -345,7 +398,7 @@ impl AnsiPresenter {
         } else {
             x + 1
         };
-        self.cursor = if next < self.cols { Some((y, next)) } else { None };
+        self.cursor = if next < self.row_end(y) { Some((y, next)) } else { None };
         next
     }
 
@@ -375,7 +428,8 @@ impl AnsiPresenter {
     fn move_to(&mut self, y: usize, x: usize, out: &mut Vec<u8>) {
         match self.cursor {
             Some((cy, cx)) if (cy, cx) == (y, x) => {}
-            Some((cy, cx)) if cy == y && x > cx => {
+            // CUF stops at a double-size row's half; CHA does not.
+            Some((cy, cx)) if cy == y && x > cx && self.host_size[y] == LineSize::Single => {
                 let _ = if x - cx == 1 { write!(out, "\x1b[C") } else { write!(out, "\x1b[{}C", x - cx) };
             }
             Some((cy, _)) if cy == y && x == 0 => out.push(b'\r'),
@@ -552,17 +606,20 @@ pub fn transcript(screen: &Screen, out: &mut Vec<u8>) {
     // One buffer for every cell's text: a colour-dense history of 10,000 lines is 800,000 cells.
     let mut text = String::new();
     for i in 0..history + last + 1 {
-        let (row, wrapped) = if i < history {
-            (screen.history_row(i), screen.history_wrapped(i))
+        let (row, wrapped, size) = if i < history {
+            (screen.history_row(i), screen.history_wrapped(i), screen.history_line_size(i))
         } else {
-            (screen.row(i - history), screen.row_wrapped(i - history))
+            let y = i - history;
+            (screen.row(y), screen.row_wrapped(y), screen.line_size(y))
         };
+        // A double-size row's text is its shown half, written at single width.
+        let shown = if size == LineSize::Single { row.len() } else { (row.len() - 1) / 2 + 1 };
         let is_last = i == history + last;
         let whole = wrapped && !is_last;
         let end = if whole {
-            Some(row.len() - 1)
+            Some(shown - 1)
         } else {
-            row.iter().rposition(|c| !c.is_blank() || row.style(*c).bg != blitty_vt::Color::Default)
+            row[..shown].iter().rposition(|c| !c.is_blank() || row.style(*c).bg != blitty_vt::Color::Default)
         };
         let mut written = 0;
         for &cell in &row[..end.map_or(0, |e| e + 1)] {

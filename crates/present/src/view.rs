@@ -1,6 +1,6 @@
 //! What a presenter draws: the engine's live screen, or a window scrolled back into history.
 
-use blitty_vt::{Line, Screen};
+use blitty_vt::{Line, LineSize, Screen};
 
 #[derive(Clone, Copy)]
 pub struct View<'a> {
@@ -17,6 +17,17 @@ impl<'a> View<'a> {
     /// The most the view can scroll back.
     pub fn max_offset(&self) -> usize {
         self.screen.history_len()
+    }
+
+    /// Row `y`'s size (DECDWL, DECDHL): a double-size row shows its first half.
+    pub fn line_size(&self, y: usize) -> LineSize {
+        let history = self.screen.history_len();
+        let line = history - self.offset.min(history) + y;
+        if line < history {
+            self.screen.history_line_size(line)
+        } else {
+            self.screen.line_size(line - history)
+        }
     }
 
     /// Row `y` of the view, with its styles.

@@ -82,6 +82,53 @@ fn the_host_shows_the_engine_screen_after_every_frame_of_each_recording() {
     }
 }
 
+/// Row `y` as it is shown: its text, cut at the half of a double-size row (what follows is
+/// kept by the engine but not shown, so a host may hold something else there).
+fn shown(t: &Terminal, y: usize) -> (blitty_vt::LineSize, String) {
+    let s = t.screen();
+    let size = s.line_size(y);
+    let text: String = s.row_text(y).chars().collect();
+    let half = if size == blitty_vt::LineSize::Single { s.cols() } else { (s.cols() - 1) / 2 + 1 };
+    let cut: String = text.chars().take(half).collect();
+    (size, cut.trim_end().to_string())
+}
+
+#[test]
+fn double_width_and_double_height_lines_reach_the_host_with_their_size() {
+    // The host (an engine, which has the line sizes as xterm has them) gets each row's size
+    // and its shown half, after every frame, with the output cut at every byte.
+    let x60 = "x".repeat(60);
+    let streams = [
+        format!("\x1b#6{}", "y".repeat(50)),
+        format!("{x60}\x1b#6Z\r\n\x1b#3top\r\n\x1b#4bottom"),
+        format!("{x60}\x1b#6\x1b#5Z"),
+        format!("\x1b#6abc\x1b[1;70Hq\x1b[2;1H\x1b#6{}\x1b[J", "中".repeat(25)),
+        format!("\x1b[24;1H\x1b#6wide\n\n\x1b#6again{x60}\x1bM\x1b[L"),
+        format!("\x1b#6{x60}\x1b[1;1H\x1b#5\x1b[2J\x1b#6half\x1b#8"),
+    ];
+    for stream in &streams {
+        let bytes = stream.as_bytes();
+        for cut in 0..=bytes.len() {
+            let mut engine = Terminal::new(80, 24);
+            let mut host = Terminal::new(80, 24);
+            let mut p = AnsiPresenter::new(80, 24);
+            let mut out = Vec::new();
+            p.enter(&mut out);
+            for chunk in [&bytes[..cut], &bytes[cut..]] {
+                engine.feed(chunk);
+                p.frame(View::live(engine.screen()), &mut out);
+                engine.screen_mut().clear_damage();
+                host.feed(&out);
+                out.clear();
+                for y in 0..24 {
+                    assert_eq!(shown(&host, y), shown(&engine, y), "{stream:?} cut at {cut}, row {y}");
+                }
+                assert_eq!(host.screen().cursor().y, engine.screen().cursor().y, "{stream:?} cut at {cut}: cursor row");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_full_screen_scroll_is_sent_as_one_scroll_not_a_repaint() {
     let mut engine = Terminal::new(80, 24);
