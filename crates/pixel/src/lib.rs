@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 mod fallback;
 use fallback::{Fallbacks, Glyph};
 
-use blitty_vt::{Attrs, Cell, Color, CursorShape, Rgb, Screen, Style, Underline};
+use blitty_vt::{Attrs, Cell, Color, CursorShape, Line, LineSize, Rgb, Screen, Style, Underline};
 
 /// A font's four faces at one size, and the cell they give.
 pub struct Fonts {
@@ -163,6 +163,36 @@ impl Framebuffer {
         }
     }
 
+    /// Stretches the pixel rows `[top, top + h)` for a double-size line: the first `src_w`
+    /// pixels of each row to twice their width, then, for the top or bottom half of a
+    /// double-height line, that half of the rows to the whole height. In place: each pixel
+    /// comes from one at or before it (at or after it, for the bottom half).
+    pub fn stretch_rows(&mut self, top: usize, h: usize, src_w: usize, size: LineSize) {
+        let w = self.width;
+        let h = h.min(self.height.saturating_sub(top));
+        for r in top..top + h {
+            let row = &mut self.pixels[r * w..(r + 1) * w];
+            for x in (0..(2 * src_w).min(w)).rev() {
+                row[x] = row[x / 2];
+            }
+        }
+        match size {
+            LineSize::DoubleHeightTop => {
+                for r in (0..h).rev() {
+                    let from = top + r / 2;
+                    self.pixels.copy_within(from * w..(from + 1) * w, (top + r) * w);
+                }
+            }
+            LineSize::DoubleHeightBottom => {
+                for r in 0..h {
+                    let from = top + h / 2 + r / 2;
+                    self.pixels.copy_within(from * w..(from + 1) * w, (top + r) * w);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Writes the buffer as an RGB PNG.
     pub fn write_png(&self, path: &Path) -> Result<(), String> {
         let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
@@ -268,7 +298,15 @@ impl Renderer {
         let (history, rows) = (screen.history_len(), self.rows.min(screen.rows()));
         for y in 0..rows {
             let at = history - offset + y;
-            let line = if at < history { screen.history_row(at) } else { screen.row(at - history) };
+            let (line, size) = if at < history {
+                (screen.history_row(at), screen.history_line_size(at))
+            } else {
+                (screen.row(at - history), screen.line_size(at - history))
+            };
+            if size != LineSize::Single {
+                self.draw_double_row(screen, y, line, size, None);
+                continue;
+            }
             for x in 0..line.len().min(self.cols) {
                 let cell = line[x];
                 let wide = x + 1 < line.len() && line[x + 1].is_spacer();
@@ -320,6 +358,8 @@ impl Renderer {
             }
         }
         let old_cursor = self.cursor_at.take();
+        let c = screen.cursor();
+        let cursor_shown = screen.modes().cursor_visible && !self.cursor_off && c.y < rows && c.x < self.cols;
         for y in 0..rows {
             let span = if full {
                 Some((0, self.cols.min(screen.cols())))
@@ -341,6 +381,19 @@ impl Renderer {
                     span = Some(span.map_or((ox, ox + 1), |(s, e)| (s.min(ox), e.max(ox + 1))));
                 }
             }
+            let size = screen.line_size(y);
+            if size != LineSize::Single {
+                // A double-size row is drawn whole (it is stretched after its cells are
+                // drawn), and again while the cursor is on it (a block cursor is drawn in it).
+                let cursor_here = c.y == y && cursor_shown;
+                if span.is_none() && !cursor_here {
+                    continue;
+                }
+                let block = (cursor_here && self.block_cursor(screen)).then_some(c.x);
+                self.draw_double_row(screen, y, screen.row(y), size, block);
+                damaged.push(Rect { x: 0, y: y * ch, w: self.fb.width, h: ch });
+                continue;
+            }
             let Some((mut s, e)) = span else { continue };
             let line = screen.row(y);
             // Whole wide characters.
@@ -357,11 +410,15 @@ impl Renderer {
             damaged.push(Rect { x: s * cw, y: y * ch, w: (e - s) * cw, h: ch });
         }
         self.drawn_marks = self.marks.clone();
-        let c = screen.cursor();
-        if screen.modes().cursor_visible && !self.cursor_off && c.y < rows && c.x < self.cols {
-            self.draw_cursor(screen, c.x, c.y);
+        if cursor_shown {
+            if screen.line_size(c.y) == LineSize::Single {
+                self.draw_cursor(screen, c.x, c.y);
+                damaged.push(Rect { x: c.x * cw, y: c.y * ch, w: cw, h: ch });
+            } else if !self.block_cursor(screen) {
+                // Its row was drawn whole above; the shape goes over its stretched cell.
+                self.draw_cursor_shape(screen, 2 * c.x * cw, c.y * ch, 2 * cw);
+            }
             self.cursor_at = Some((c.x, c.y));
-            damaged.push(Rect { x: c.x * cw, y: c.y * ch, w: cw, h: ch });
         }
         self.full = false;
         damaged
@@ -491,34 +548,75 @@ impl Renderer {
         }
     }
 
+    /// Whether the cursor is drawn as its cell in inverse (a filled block).
+    fn block_cursor(&self, screen: &Screen) -> bool {
+        !self.cursor_hollow
+            && !matches!(
+                screen.modes().cursor_shape,
+                CursorShape::BlinkingUnderline
+                    | CursorShape::SteadyUnderline
+                    | CursorShape::BlinkingBar
+                    | CursorShape::SteadyBar
+            )
+    }
+
     fn draw_cursor(&mut self, screen: &Screen, x: usize, y: usize) {
         let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
-        let (px, py) = (x * cw, y * ch);
+        if !self.block_cursor(screen) {
+            return self.draw_cursor_shape(screen, x * cw, y * ch, cw);
+        }
+        // A block: the cell drawn again in inverse.
+        let line = screen.row(y);
+        let cell = line[x];
+        let mut style = self.marked(x, y, line.style(cell));
+        style.attrs.set(Attrs::INVERSE, !style.attrs.has(Attrs::INVERSE));
+        let wide = x + 1 < line.len() && line[x + 1].is_spacer();
+        self.draw_cell(screen, x, y, cell, style, wide);
+    }
+
+    /// The cursor as an outline, an underline or a bar, over a cell `w` pixels wide at
+    /// (px, py).
+    fn draw_cursor_shape(&mut self, screen: &Screen, px: usize, py: usize, w: usize) {
+        let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
         let colour = pack(screen.palette().cursor);
         let t = (cw / 6).max(1);
         if self.cursor_hollow {
             let t = (cw / 10).max(1);
-            self.fb.fill(px, py, cw, t, colour);
-            self.fb.fill(px, py + ch - t, cw, t, colour);
+            self.fb.fill(px, py, w, t, colour);
+            self.fb.fill(px, py + ch - t, w, t, colour);
             self.fb.fill(px, py, t, ch, colour);
-            self.fb.fill(px + cw - t, py, t, ch, colour);
+            self.fb.fill((px + w).saturating_sub(t), py, t, ch, colour);
             return;
         }
         match screen.modes().cursor_shape {
             CursorShape::BlinkingUnderline | CursorShape::SteadyUnderline => {
-                self.fb.fill(px, py + ch - t, cw, t, colour)
+                self.fb.fill(px, py + ch - t, w, t, colour)
             }
-            CursorShape::BlinkingBar | CursorShape::SteadyBar => self.fb.fill(px, py, t, ch, colour),
-            _ => {
-                // A block: the cell drawn again in inverse.
-                let line = screen.row(y);
-                let cell = line[x];
-                let mut style = self.marked(x, y, line.style(cell));
-                style.attrs.set(Attrs::INVERSE, !style.attrs.has(Attrs::INVERSE));
-                let wide = x + 1 < line.len() && line[x + 1].is_spacer();
-                self.draw_cell(screen, x, y, cell, style, wide);
-            }
+            _ => self.fb.fill(px, py, t, ch, colour),
         }
+    }
+
+    /// A double-width or double-height row: its shown half (the cells up to column
+    /// `(cols - 1) / 2`, as xterm shows them) drawn at single size over a cleared row, then
+    /// stretched to twice the width (and for double height, the half of the glyphs the row
+    /// shows to twice the height). `block_cursor`: the column of a block cursor on it, drawn in
+    /// inverse. The selection's marks are in the row's cells, as on any row.
+    fn draw_double_row(&mut self, screen: &Screen, y: usize, line: Line, size: LineSize, block_cursor: Option<usize>) {
+        let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
+        let shown = (self.cols.min(line.len()).max(1) - 1) / 2 + 1;
+        let bg = pack(screen.palette().background);
+        self.fb.fill(0, y * ch, self.fb.width, ch, bg);
+        for x in 0..shown.min(line.len()) {
+            let cell = line[x];
+            // A wide character across the half is not shown whole: its left half alone.
+            let wide = x + 1 < shown && line[x + 1].is_spacer();
+            let mut style = self.marked(x, y, line.style(cell));
+            if block_cursor == Some(x) {
+                style.attrs.set(Attrs::INVERSE, !style.attrs.has(Attrs::INVERSE));
+            }
+            self.draw_cell(screen, x, y, cell, style, wide);
+        }
+        self.fb.stretch_rows(y * ch, ch, shown * cw, size);
     }
 }
 

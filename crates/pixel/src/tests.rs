@@ -227,3 +227,68 @@ fn a_font_the_machine_lacks_is_said_and_the_monospace_font_used() {
     assert!(fonts().substituted.is_none());
     assert!(Fonts::find("dejavu sans mono:style=Bold", 12.0, 1.0).unwrap().substituted.is_none());
 }
+
+#[test]
+fn double_width_and_double_height_rows_are_their_cells_stretched() {
+    // The same text on a single row, and on a double-width row and the two halves of a
+    // double-height one: each pixel of the double row is the single row's pixel at half its
+    // column (and, for double height, at half its row within the top or bottom half). The
+    // cells past the shown half (here "EFGH" of 8 columns) are not shown.
+    let (single, _) = rendered("\x1b[?25lAg\u{2588}D".as_bytes(), 8, 1);
+    let (cw, ch) = single.cell_size();
+    let at = |r: &Renderer, x: usize, y: usize| r.fb.pixels[y * r.fb.width + x];
+    for (seq, size) in [
+        ("\x1b#6", LineSize::DoubleWidth),
+        ("\x1b#3", LineSize::DoubleHeightTop),
+        ("\x1b#4", LineSize::DoubleHeightBottom),
+    ] {
+        for text in [format!("\x1b[?25l{seq}Ag\u{2588}D"), format!("\x1b[?25lAg\u{2588}DEFGH\r{seq}")] {
+            let (double, t) = rendered(text.as_bytes(), 8, 1);
+            assert_eq!(t.screen().line_size(0), size);
+            for y in 0..ch {
+                let from_y = match size {
+                    LineSize::DoubleHeightTop => y / 2,
+                    LineSize::DoubleHeightBottom => ch / 2 + y / 2,
+                    _ => y,
+                };
+                for x in 0..8 * cw {
+                    assert_eq!(at(&double, x, y), at(&single, x / 2, from_y), "{text:?} pixel ({x}, {y})");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_block_cursor_on_a_double_width_row_is_its_cell_stretched_in_inverse() {
+    // The cursor on the 'g' (column 1): the single row's inverse cell, stretched.
+    let (single, _) = rendered(b"Ag\x1b[1;2H", 8, 1);
+    let (double, _) = rendered(b"\x1b#6Ag\x1b[1;2H", 8, 1);
+    let (cw, ch) = single.cell_size();
+    let at = |r: &Renderer, x: usize, y: usize| r.fb.pixels[y * r.fb.width + x];
+    for y in 0..ch {
+        for x in 0..4 * cw {
+            assert_eq!(at(&double, x, y), at(&single, x / 2, y), "pixel ({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn double_size_rows_drawn_frame_by_frame_end_as_drawn_at_once() {
+    // Output in pieces, rendered after each (damage cleared, as the window does), against the
+    // same output rendered once: the cursor leaving a double row, text added to one, a row
+    // made single again, double rows scrolled.
+    let pieces: &[&[u8]] =
+        &[b"\x1b#6Ag", b"D", b"\r\n", b"xy\x1b[1;3H", b"\x1b#5", b"\x1b#3top\r\n\x1b#4top", b"\r\n\n\n"];
+    let mut t = Terminal::new(8, 3);
+    let mut r = Renderer::new(fonts(), 8, 3);
+    let mut all = Vec::new();
+    for piece in pieces {
+        t.feed(piece);
+        all.extend_from_slice(piece);
+        r.render(t.screen());
+        t.screen_mut().clear_damage();
+        let (once, _) = rendered(&all, 8, 3);
+        assert!(r.fb.pixels == once.fb.pixels, "after {:?}", String::from_utf8_lossy(&all));
+    }
+}
