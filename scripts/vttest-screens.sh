@@ -58,6 +58,12 @@ declare -A screens=(
     [ecma48-rep]="11 RET 7 RET 2 RET"
     [ecma48-sl]="11 RET 7 RET 4 RET"
     [ecma48-sr]="11 RET 7 RET 5 RET"
+    [double-size-1]="4 RET"
+    [double-size-2]="4 RET RET"
+    [double-size-5]="4 RET RET RET RET RET"
+    [double-size-6]="4 RET RET RET RET RET RET"
+    [double-size-7]="4 RET RET RET RET RET RET RET"
+    [double-size-8]="4 RET RET RET RET RET RET RET RET"
 )
 names=("$@")
 [ ${#names[@]} -gt 0 ] || mapfile -t names < <(printf '%s\n' "${!screens[@]}" | sort)
