@@ -1164,8 +1164,13 @@ fn view_cell(
     x: i16,
     y: i16,
 ) -> ((usize, usize), Pos) {
-    let col = (x.max(0) as usize / cw).min(screen.cols() - 1);
     let row = (y.max(0) as usize / ch).min(screen.rows() - 1);
+    // A double-width or double-height row's cells are twice as wide on the screen.
+    let history = screen.history_len();
+    let at = history - back.min(history) + row;
+    let size = if at < history { screen.history_line_size(at) } else { screen.line_size(at - history) };
+    let cw = if size == blitty_vt::LineSize::Single { cw } else { 2 * cw };
+    let col = (x.max(0) as usize / cw).min(screen.cols() - 1);
     let line = screen.history_pushed() - back as u64 + row as u64;
     ((col, row), Pos { line, col })
 }
@@ -1242,5 +1247,23 @@ mod tests {
         assert!(cursor_blink(t.screen().modes(), true, t0, at(700)).0, "mode 12");
         t.feed(b"\x1b[2 q");
         assert!(!cursor_blink(t.screen().modes(), true, t0, at(700)).0, "a steady block");
+    }
+
+    #[test]
+    fn the_pointer_on_a_double_width_row_is_over_the_cell_drawn_there() {
+        // Cells 10 x 20 pixels; row 1 double width, rows 0 and 2 single; then the view one
+        // line back into the scrollback, where the double row is row 2.
+        let mut t = blitty_vt::Terminal::with_scrollback(20, 3, 10);
+        t.feed(b"a\r\n\x1b#6b\r\nc");
+        let cell = |t: &blitty_vt::Terminal, back: usize, x: i16, y: i16| view_cell(t.screen(), back, (10, 20), x, y).0;
+        assert_eq!(cell(&t, 0, 35, 5), (3, 0));
+        assert_eq!(cell(&t, 0, 35, 25), (1, 1));
+        assert_eq!(cell(&t, 0, 199, 25), (9, 1));
+        assert_eq!(cell(&t, 0, 35, 45), (3, 2));
+        t.feed(b"\r\n");
+        assert_eq!(t.screen().line_size(0), blitty_vt::LineSize::DoubleWidth);
+        assert_eq!(cell(&t, 0, 35, 5), (1, 0));
+        assert_eq!(cell(&t, 1, 35, 5), (3, 0));
+        assert_eq!(cell(&t, 1, 35, 25), (1, 1));
     }
 }
