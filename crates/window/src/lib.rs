@@ -1156,7 +1156,9 @@ fn reports(screen: &blitty_vt::Screen, state: u16) -> bool {
 }
 
 /// The cell under pixel (x, y) of the window, clamped to the grid: as (column, row) of the view
-/// and as a place in the text of a view `back` lines into the scrollback.
+/// (what mouse reports carry: the column of the window's grid, as xterm reports it on any row)
+/// and as a place in the text of a view `back` lines into the scrollback (on a double-width or
+/// double-height row, the cell drawn under the pointer, twice as wide).
 fn view_cell(
     screen: &blitty_vt::Screen,
     back: usize,
@@ -1165,14 +1167,13 @@ fn view_cell(
     y: i16,
 ) -> ((usize, usize), Pos) {
     let row = (y.max(0) as usize / ch).min(screen.rows() - 1);
-    // A double-width or double-height row's cells are twice as wide on the screen.
+    let col = (x.max(0) as usize / cw).min(screen.cols() - 1);
     let history = screen.history_len();
     let at = history - back.min(history) + row;
     let size = if at < history { screen.history_line_size(at) } else { screen.line_size(at - history) };
-    let cw = if size == blitty_vt::LineSize::Single { cw } else { 2 * cw };
-    let col = (x.max(0) as usize / cw).min(screen.cols() - 1);
+    let text_col = if size == blitty_vt::LineSize::Single { col } else { col / 2 };
     let line = screen.history_pushed() - back as u64 + row as u64;
-    ((col, row), Pos { line, col })
+    ((col, row), Pos { line, col: text_col })
 }
 
 /// A paste arrived: it goes to the program (see `mouse::paste_bytes`), and the view to the live
@@ -1250,20 +1251,24 @@ mod tests {
     }
 
     #[test]
-    fn the_pointer_on_a_double_width_row_is_over_the_cell_drawn_there() {
+    fn the_pointer_on_a_double_width_row_selects_the_cell_drawn_there_and_reports_the_grid_column() {
         // Cells 10 x 20 pixels; row 1 double width, rows 0 and 2 single; then the view one
-        // line back into the scrollback, where the double row is row 2.
+        // line back into the scrollback, where the double row is row 2. The selection's column
+        // is the cell drawn under the pointer; the report's, the window grid's (as xterm's).
         let mut t = blitty_vt::Terminal::with_scrollback(20, 3, 10);
         t.feed(b"a\r\n\x1b#6b\r\nc");
-        let cell = |t: &blitty_vt::Terminal, back: usize, x: i16, y: i16| view_cell(t.screen(), back, (10, 20), x, y).0;
-        assert_eq!(cell(&t, 0, 35, 5), (3, 0));
-        assert_eq!(cell(&t, 0, 35, 25), (1, 1));
-        assert_eq!(cell(&t, 0, 199, 25), (9, 1));
-        assert_eq!(cell(&t, 0, 35, 45), (3, 2));
+        let at = |t: &blitty_vt::Terminal, back: usize, x: i16, y: i16| {
+            let ((col, row), pos) = view_cell(t.screen(), back, (10, 20), x, y);
+            (col, row, pos.col)
+        };
+        assert_eq!(at(&t, 0, 35, 5), (3, 0, 3));
+        assert_eq!(at(&t, 0, 35, 25), (3, 1, 1));
+        assert_eq!(at(&t, 0, 199, 25), (19, 1, 9));
+        assert_eq!(at(&t, 0, 35, 45), (3, 2, 3));
         t.feed(b"\r\n");
         assert_eq!(t.screen().line_size(0), blitty_vt::LineSize::DoubleWidth);
-        assert_eq!(cell(&t, 0, 35, 5), (1, 0));
-        assert_eq!(cell(&t, 1, 35, 5), (3, 0));
-        assert_eq!(cell(&t, 1, 35, 25), (1, 1));
+        assert_eq!(at(&t, 0, 35, 5), (3, 0, 1));
+        assert_eq!(at(&t, 1, 35, 5), (3, 0, 3));
+        assert_eq!(at(&t, 1, 35, 25), (3, 1, 1));
     }
 }
