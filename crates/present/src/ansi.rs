@@ -508,6 +508,8 @@ impl AnsiPresenter {
         if y >= self.rows {
             return;
         }
+        // blitty's own row is single width (the next frame gives the row its size back).
+        self.set_line_size(y, LineSize::Single, out);
         let style = self.overlay_style;
         let chars: Vec<char> = text.chars().filter(|c| !c.is_control()).take(self.cols).collect();
         let x0 = self.cols - chars.len();
@@ -565,7 +567,8 @@ impl AnsiPresenter {
             return;
         }
         let row = view.row(y);
-        let cols = self.cols.min(row.len());
+        // Only a double-size row's shown half (see `draw_row`).
+        let cols = self.row_end(y).min(row.len());
         let mut wanted: Vec<HostCell> = row[..cols].iter().map(|&c| Self::wanted(view.screen, &row, c)).collect();
         let (mut x, end) = (x0.min(cols), x1.min(cols));
         // Whole wide characters.

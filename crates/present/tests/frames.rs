@@ -225,3 +225,27 @@ proptest! {
         present_and_check(&chunks, 30, 10);
     }
 }
+
+#[test]
+fn blitty_s_own_row_over_a_double_width_row_is_single_width_until_the_next_frame() {
+    let mut engine = Terminal::new(40, 3);
+    let mut host = Terminal::new(40, 3);
+    let mut p = AnsiPresenter::new(40, 3);
+    let mut out = Vec::new();
+    p.enter(&mut out);
+    engine.feed(b"\x1b[3;1H\x1b#6double");
+    p.frame(View::live(engine.screen()), &mut out);
+    engine.screen_mut().clear_damage();
+    host.feed(&out);
+    out.clear();
+    assert_eq!(host.screen().line_size(2), blitty_vt::LineSize::DoubleWidth);
+    p.overlay(2, "(scrollback)", &mut out);
+    host.feed(&out);
+    out.clear();
+    assert_eq!(host.screen().line_size(2), blitty_vt::LineSize::Single);
+    assert!(host.screen().row_text(2).ends_with("(scrollback)"), "{:?}", host.screen().row_text(2));
+    p.frame(View::live(engine.screen()), &mut out);
+    host.feed(&out);
+    assert_eq!(shown(&host, 2), shown(&engine, 2));
+    assert_eq!(shown(&host, 2), (blitty_vt::LineSize::DoubleWidth, "double".to_string()));
+}
