@@ -596,14 +596,14 @@ impl Renderer {
         }
     }
 
-    /// A double-width or double-height row: its shown half (the cells up to column
-    /// `(cols - 1) / 2`, as xterm shows them) drawn at single size over a cleared row, then
+    /// A double-width or double-height row: its shown half ([`LineSize::shown_cols`], as xterm
+    /// shows it) drawn at single size over a cleared row, then
     /// stretched to twice the width (and for double height, the half of the glyphs the row
     /// shows to twice the height). `block_cursor`: the column of a block cursor on it, drawn in
     /// inverse. The selection's marks are in the row's cells, as on any row.
     fn draw_double_row(&mut self, screen: &Screen, y: usize, line: Line, size: LineSize, block_cursor: Option<usize>) {
         let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
-        let shown = (self.cols.min(line.len()).max(1) - 1) / 2 + 1;
+        let shown = size.shown_cols(self.cols.min(line.len()));
         let bg = pack(screen.palette().background);
         self.fb.fill(0, y * ch, self.fb.width, ch, bg);
         for x in 0..shown.min(line.len()) {

@@ -29,6 +29,9 @@ enum Text {
     Cluster(Box<str>),
     /// The right half of a wide character.
     Spacer,
+    /// Not known (a double-size row's cells past its half, once it is single again): equal to
+    /// no cell a frame wants, so it is written.
+    Unknown,
 }
 
 impl HostCell {
@@ -283,9 +286,8 @@ impl AnsiPresenter {
             // The host kept the cells past the half it showed; what the frames wrote there
             // was dropped (xterm drops text past a double-size line's half), so they are not
             // known: the row's cells are all written again.
-            for x in 0..self.cols {
-                self.host[y * self.cols + x] = HostCell { text: Text::Cluster("".into()), style: Style::default() };
-            }
+            let unknown = HostCell { text: Text::Unknown, style: Style::default() };
+            self.host[y * self.cols..(y + 1) * self.cols].fill(unknown);
         }
         self.host_size[y] = want;
         true
@@ -293,11 +295,7 @@ impl AnsiPresenter {
 
     /// The columns host row `y` shows: all, or the first half of a double-size row.
     fn row_end(&self, y: usize) -> usize {
-        if self.host_size[y] == LineSize::Single {
-            self.cols
-        } else {
-            (self.cols - 1) / 2 + 1
-        }
+        self.host_size[y].shown_cols(self.cols)
     }
 
     fn host_cell(&self, y: usize, x: usize) -> &HostCell {
@@ -389,7 +387,7 @@ impl AnsiPresenter {
                 out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
             }
             Text::Cluster(s) => out.extend_from_slice(s.as_bytes()),
-            Text::Spacer => {}
+            Text::Spacer | Text::Unknown => {}
         }
         self.set_host(y, x, cell.clone());
         let next = if wide {
@@ -616,7 +614,7 @@ pub fn transcript(screen: &Screen, out: &mut Vec<u8>) {
             (screen.row(y), screen.row_wrapped(y), screen.line_size(y))
         };
         // A double-size row's text is its shown half, written at single width.
-        let shown = if size == LineSize::Single { row.len() } else { (row.len() - 1) / 2 + 1 };
+        let shown = size.shown_cols(row.len());
         let is_last = i == history + last;
         let whole = wrapped && !is_last;
         let end = if whole {

@@ -19,26 +19,35 @@ impl<'a> View<'a> {
         self.screen.history_len()
     }
 
-    /// Row `y`'s size (DECDWL, DECDHL): a double-size row shows its first half.
-    pub fn line_size(&self, y: usize) -> LineSize {
+    /// Where row `y` of the view is: a history line or a visible row.
+    fn place(&self, y: usize) -> Place {
         let history = self.screen.history_len();
         let line = history - self.offset.min(history) + y;
         if line < history {
-            self.screen.history_line_size(line)
+            Place::History(line)
         } else {
-            self.screen.line_size(line - history)
+            Place::Visible(line - history)
+        }
+    }
+
+    /// Row `y`'s size (DECDWL, DECDHL): a double-size row shows its first half.
+    pub fn line_size(&self, y: usize) -> LineSize {
+        match self.place(y) {
+            Place::History(i) => self.screen.history_line_size(i),
+            Place::Visible(y) => self.screen.line_size(y),
         }
     }
 
     /// Row `y` of the view, with its styles.
     pub fn row(&self, y: usize) -> Line<'a> {
-        let history = self.screen.history_len();
-        let offset = self.offset.min(history);
-        let line = history - offset + y;
-        if line < history {
-            self.screen.history_row(line)
-        } else {
-            self.screen.row(line - history)
+        match self.place(y) {
+            Place::History(i) => self.screen.history_row(i),
+            Place::Visible(y) => self.screen.row(y),
         }
     }
+}
+
+enum Place {
+    History(usize),
+    Visible(usize),
 }

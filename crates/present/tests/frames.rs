@@ -87,9 +87,8 @@ fn the_host_shows_the_engine_screen_after_every_frame_of_each_recording() {
 fn shown(t: &Terminal, y: usize) -> (blitty_vt::LineSize, String) {
     let s = t.screen();
     let size = s.line_size(y);
-    let text: String = s.row_text(y).chars().collect();
-    let half = if size == blitty_vt::LineSize::Single { s.cols() } else { (s.cols() - 1) / 2 + 1 };
-    let cut: String = text.chars().take(half).collect();
+    let text = s.row_text(y);
+    let cut: String = text.chars().take(size.shown_cols(s.cols())).collect();
     (size, cut.trim_end().to_string())
 }
 

@@ -73,6 +73,19 @@ pub enum LineSize {
     DoubleHeightBottom,
 }
 
+impl LineSize {
+    /// The columns a row of this size shows on a screen `cols` wide: all of them, or for a
+    /// double-size row its first half, up to column `(cols - 1) / 2` (xterm's `LineMaxCol`).
+    #[inline]
+    pub fn shown_cols(self, cols: usize) -> usize {
+        if self == LineSize::Single {
+            cols
+        } else {
+            (cols.max(1) - 1) / 2 + 1
+        }
+    }
+}
+
 impl RowMeta {
     /// A fresh row's: not wrapped, single size, all of it dirty, `used` cells written.
     #[inline(always)]

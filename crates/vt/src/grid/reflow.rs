@@ -63,7 +63,7 @@ fn logical_cells(grid: &Grid, rows: std::ops::Range<usize>, keep: usize, out: &m
 fn row_width(grid: &Grid, i: usize) -> usize {
     let meta = grid.meta[grid.lines[i] as usize];
     if meta.wrapped && meta.size() != super::LineSize::Single {
-        return (grid.cols - 1) / 2 + 1;
+        return meta.size().shown_cols(grid.cols);
     }
     let pad = meta.wrapped && meta.pad_end() && grid.line(i).last().is_some_and(|c| c.is_blank());
     grid.cols - usize::from(pad)

@@ -45,15 +45,26 @@ impl Screen {
     /// Where CUF and HT stop: the right margin when the cursor is inside the margins, else the
     /// last column; on a double-size row without left/right margins, the row's last shown
     /// column (xterm's `LineMaxCol`), to which a cursor past it comes back.
+    #[inline]
     fn forward_stop(&self) -> usize {
-        let stop = if self.cursor.x <= self.right { self.right } else { self.cols - 1 };
-        if self.any_double
-            && !self.modes.left_right_margins
-            && self.grid().meta(self.cursor.y).size() != crate::grid::LineSize::Single
-        {
-            return (self.cols - 1) / 2;
+        if self.any_double && !self.modes.left_right_margins {
+            let size = self.grid().meta(self.cursor.y).size();
+            if size != crate::grid::LineSize::Single {
+                return size.shown_cols(self.cols) - 1;
+            }
         }
-        stop
+        self.margin_stop()
+    }
+
+    /// The right margin when the cursor is inside the margins, else the last column: where
+    /// printing and forward moves stop on a single-size row (xterm).
+    #[inline]
+    pub(crate) fn margin_stop(&self) -> usize {
+        if self.cursor.x <= self.right {
+            self.right
+        } else {
+            self.cols - 1
+        }
     }
 
     /// CUB (CSI Ps D), BS: left `n`, stopping at the left margin if right of it. With

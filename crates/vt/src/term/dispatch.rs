@@ -2,7 +2,6 @@
 //! take each function's default (1 for counts and positions).
 
 use super::Screen;
-use crate::grid::LineSize;
 use crate::parser::{Params, Perform};
 
 impl Perform for Screen {
@@ -77,31 +76,28 @@ impl Perform for Screen {
             return self.vt52_escape(intermediates, final_byte);
         }
         match (intermediates, final_byte) {
-            ([], b'7') => self.save_cursor(),                                   // DECSC
-            ([], b'8') => self.restore_cursor(),                                // DECRC
-            ([], b'D') => self.index(),                                         // IND
-            ([], b'E') => self.next_line(),                                     // NEL
-            ([], b'H') => self.set_tab(),                                       // HTS
-            ([], b'M') => self.reverse_index(),                                 // RI
-            ([], b'N') => self.single_shift(2),                                 // SS2
-            ([], b'O') => self.single_shift(3),                                 // SS3
-            ([], b'c') => self.full_reset(),                                    // RIS
-            ([], b'6') => self.column_index(true),                              // DECBI
-            ([], b'9') => self.column_index(false),                             // DECFI
-            ([], b'n') => self.invoke_charset(2),                               // LS2
-            ([], b'o') => self.invoke_charset(3),                               // LS3
-            ([], b'V') => self.guard(true),                                     // SPA
-            ([], b'W') => self.guard(false),                                    // EPA
-            ([], b'=') => self.modes.application_keypad = true,                 // DECKPAM
-            ([], b'>') => self.modes.application_keypad = false,                // DECKPNM
-            ([b'#'], b'8') => self.alignment_test(),                            // DECALN
-            ([b'#'], b'3') => self.set_line_size(LineSize::DoubleHeightTop),    // DECDHL
-            ([b'#'], b'4') => self.set_line_size(LineSize::DoubleHeightBottom), // DECDHL
-            ([b'#'], b'5') => self.set_line_size(LineSize::Single),             // DECSWL
-            ([b'#'], b'6') => self.set_line_size(LineSize::DoubleWidth),        // DECDWL
-            ([], b'~') => self.invoke_charset_right(1),                         // LS1R
-            ([], b'}') => self.invoke_charset_right(2),                         // LS2R
-            ([], b'|') => self.invoke_charset_right(3),                         // LS3R
+            ([], b'7') => self.save_cursor(),                    // DECSC
+            ([], b'8') => self.restore_cursor(),                 // DECRC
+            ([], b'D') => self.index(),                          // IND
+            ([], b'E') => self.next_line(),                      // NEL
+            ([], b'H') => self.set_tab(),                        // HTS
+            ([], b'M') => self.reverse_index(),                  // RI
+            ([], b'N') => self.single_shift(2),                  // SS2
+            ([], b'O') => self.single_shift(3),                  // SS3
+            ([], b'c') => self.full_reset(),                     // RIS
+            ([], b'6') => self.column_index(true),               // DECBI
+            ([], b'9') => self.column_index(false),              // DECFI
+            ([], b'n') => self.invoke_charset(2),                // LS2
+            ([], b'o') => self.invoke_charset(3),                // LS3
+            ([], b'V') => self.guard(true),                      // SPA
+            ([], b'W') => self.guard(false),                     // EPA
+            ([], b'=') => self.modes.application_keypad = true,  // DECKPAM
+            ([], b'>') => self.modes.application_keypad = false, // DECKPNM
+            ([b'#'], b'8') => self.alignment_test(),             // DECALN
+            ([b'#'], f @ b'3'..=b'6') => self.set_line_size(f),  // DECDHL, DECSWL, DECDWL
+            ([], b'~') => self.invoke_charset_right(1),          // LS1R
+            ([], b'}') => self.invoke_charset_right(2),          // LS2R
+            ([], b'|') => self.invoke_charset_right(3),          // LS3R
             // SCS: 94-character sets into G0..G3, 96-character sets into G1..G3.
             ([g @ (b'(' | b')' | b'*' | b'+')], f) => self.designate_charset((g - b'(') as usize, false, None, f),
             ([g @ (b'(' | b')' | b'*' | b'+'), p], f) => {

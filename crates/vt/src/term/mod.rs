@@ -160,7 +160,8 @@ pub struct Screen {
     /// Set while [`Terminal::feed_flood`] feeds: lines no one will see may be skipped.
     flood: bool,
     /// Set once a row was made double-width or double-height (until RIS): only then do the
-    /// print paths look at the cursor row's size (`text.rs`, `Screen::double_row_last`).
+    /// print paths and forward moves look at the cursor row's size (`print_right`,
+    /// `forward_stop`).
     any_double: bool,
 }
 
@@ -258,8 +259,8 @@ impl Screen {
         self.grid().meta(y).wrapped
     }
 
-    /// Visible row `y`'s size (DECDWL, DECDHL): a row of double size shows its cells up to
-    /// column `(cols - 1) / 2` at twice the width.
+    /// Visible row `y`'s size (DECDWL, DECDHL): a row of double size shows its first cells
+    /// ([`LineSize::shown_cols`]) at twice the width.
     pub fn line_size(&self, y: usize) -> LineSize {
         self.grid().meta(y).size()
     }

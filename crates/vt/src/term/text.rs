@@ -175,11 +175,7 @@ impl Screen {
         if self.any_double {
             return self.print_right_double();
         }
-        if self.cursor.x <= self.right {
-            self.right
-        } else {
-            self.cols - 1
-        }
+        self.margin_stop()
     }
 
     /// [`Self::print_right`] once a row was made double size: on such a row, half the margin
@@ -188,24 +184,32 @@ impl Screen {
     /// prints nothing: the text is dropped, as xterm drops it.
     #[cold]
     fn print_right_double(&self) -> usize {
-        let right = if self.cursor.x <= self.right { self.right } else { self.cols - 1 };
-        if self.grid().meta(self.cursor.y).size() == LineSize::Single {
-            return right;
+        let size = self.grid().meta(self.cursor.y).size();
+        if size == LineSize::Single {
+            return self.margin_stop();
         }
         let half = self.right / 2;
         if self.cursor.x <= half {
             half
         } else {
-            (self.cols - 1) / 2
+            size.shown_cols(self.cols) - 1
         }
     }
 
-    /// DECSWL, DECDWL, DECDHL (`ESC # 5`, `# 6`, `# 3`, `# 4`): the cursor row's size. As in
+    /// DECDHL, DECSWL, DECDWL (`ESC # 3` and `# 4`, `# 5`, `# 6`, the final byte `f`): the
+    /// cursor row's size. As in
     /// xterm: ignored while left/right margins are enabled (DECLRMM) and when the row has that
     /// size already; a row made double keeps its cells (those past its shown half come back
     /// when it is single again), and a cursor past the shown half goes to column `cols / 2`,
     /// where it prints nothing until it moves.
-    pub(crate) fn set_line_size(&mut self, size: LineSize) {
+    #[cold]
+    pub(crate) fn set_line_size(&mut self, f: u8) {
+        let size = match f {
+            b'3' => LineSize::DoubleHeightTop,
+            b'4' => LineSize::DoubleHeightBottom,
+            b'6' => LineSize::DoubleWidth,
+            _ => LineSize::Single,
+        };
         let y = self.cursor.y;
         if self.modes.left_right_margins || self.grid().meta(y).size() == size {
             return;
