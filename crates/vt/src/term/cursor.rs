@@ -30,13 +30,25 @@ impl Screen {
         self.goto(self.cursor.x, self.cursor.y.saturating_sub(n).max(stop));
     }
 
-    /// CUD (CSI Ps B), VPR (CSI Ps e): down `n`, stopping at the bottom margin if above it.
+    /// CUD (CSI Ps B): down `n`, stopping at the bottom margin if above it.
     pub(crate) fn cursor_down(&mut self, n: usize) {
         let stop = if self.cursor.y <= self.bottom { self.bottom } else { self.rows - 1 };
         self.goto(self.cursor.x, self.cursor.y.saturating_add(n).min(stop));
     }
 
-    /// CUF (CSI Ps C), HPR (CSI Ps a): right `n`, stopping at the right margin if left of it.
+    /// HPR (CSI Ps a) and VPR (CSI Ps e): `dx` columns right, `dy` rows down, as xterm does them:
+    /// a position set (its `CursorSet`) rather than a move, so neither stops at a margin nor at
+    /// a double-size row's half (CUF and CUD do); held to the page, or in origin mode to the
+    /// right and bottom margins.
+    pub(crate) fn cursor_relative(&mut self, dx: usize, dy: usize) {
+        let (mut x, mut y) = (self.cursor.x.saturating_add(dx), self.cursor.y.saturating_add(dy));
+        if self.modes.origin {
+            (x, y) = (x.min(self.right), y.min(self.bottom));
+        }
+        self.goto(x, y);
+    }
+
+    /// CUF (CSI Ps C): right `n`, stopping at the right margin if left of it.
     pub(crate) fn cursor_forward(&mut self, n: usize) {
         let stop = self.forward_stop();
         self.goto(self.cursor.x.saturating_add(n).min(stop), self.cursor.y);

@@ -144,19 +144,20 @@ impl Perform for Screen {
             (0, [], b'M') => self.delete_lines(n(0)),               // DL
             (0, [], b'P') => self.delete_chars(n(0)),               // DCH
             (0, [], b'S') => self.scroll_up(n(0)),                  // SU
-            // SD; with five parameters this is xterm's mouse highlight tracking, ignored.
-            (0, [], b'T') if p.len() <= 1 => self.scroll_down(n(0)),
-            (0, [], b'X') => self.erase_chars(n(0)),       // ECH
-            (0, [], b'Z') => self.tab_backward(n(0)),      // CBT
-            (0, [], b'`') => self.cursor_column(n(0)),     // HPA
-            (0, [], b'a') => self.cursor_forward(n(0)),    // HPR
-            (0, [], b'b') => self.repeat_last(last, n(0)), // REP
+            // SD. With more than one parameter, or an explicit 0, this is xterm's mouse
+            // highlight tracking (`CSI 0 T` resets it), ignored: it does not scroll.
+            (0, [], b'T') if p.is_empty() || (p.len() == 1 && p.raw(0) != 0) => self.scroll_down(n(0)),
+            (0, [], b'X') => self.erase_chars(n(0)),        // ECH
+            (0, [], b'Z') => self.tab_backward(n(0)),       // CBT
+            (0, [], b'`') => self.cursor_column(n(0)),      // HPA
+            (0, [], b'a') => self.cursor_relative(n(0), 0), // HPR
+            (0, [], b'b') => self.repeat_last(last, n(0)),  // REP
             (0, [], b'c') if p.raw(0) == 0 => self.primary_device_attributes(), // DA1
             (b'>', [], b'c') if p.raw(0) == 0 => self.secondary_device_attributes(), // DA2
-            (0, [], b'd') => self.cursor_row(n(0)),        // VPA
-            (0, [], b'e') => self.cursor_down(n(0)),       // VPR
+            (0, [], b'd') => self.cursor_row(n(0)),         // VPA
+            (0, [], b'e') => self.cursor_relative(0, n(0)), // VPR
             (0, [], b'f') => self.cursor_position(n(0), n(1)), // HVP
-            (0, [], b'g') => self.clear_tabs(p.raw(0)),    // TBC
+            (0, [], b'g') => self.clear_tabs(p.raw(0)),     // TBC
             (0, [], b'h') => (0..p.len()).for_each(|i| self.set_ansi_mode(p.raw(i), true)), // SM
             (0, [], b'l') => (0..p.len()).for_each(|i| self.set_ansi_mode(p.raw(i), false)), // RM
             (b'?', [], b'h') => (0..p.len()).for_each(|i| self.set_dec_mode(p.raw(i), true)), // DECSET
@@ -164,17 +165,17 @@ impl Perform for Screen {
             (0, [], b'm') => self.select_graphic_rendition(p), // SGR
             (0, [], b'n') => self.device_status(p.raw(0), false), // DSR
             (b'?', [], b'n') => self.device_status(p.raw(0), true), // DSR (DEC)
-            (0, [b'!'], b'p') => self.soft_reset(),        // DECSTR
+            (0, [b'!'], b'p') => self.soft_reset(),         // DECSTR
             (0, [b'$'], b'p') => self.request_mode(p.raw(0), false), // DECRQM (ANSI)
             (b'?', [b'$'], b'p') => self.request_mode(p.raw(0), true), // DECRQM (DEC)
             (0, [b' '], b'@') => self.scroll_columns(n(0), true, self.left), // SL
             (0, [b' '], b'A') => self.scroll_columns(n(0), false, self.left), // SR
             (0, [b'\''], b'~') => self.scroll_columns(n(0), true, self.cursor.x), // DECDC
             (0, [b'\''], b'}') => self.scroll_columns(n(0), false, self.cursor.x), // DECIC
-            (0, [b'$'], b'x') => self.fill_rectangle(p),   // DECFRA
+            (0, [b'$'], b'x') => self.fill_rectangle(p),    // DECFRA
             (0, [b'$'], b'z') => self.erase_rectangle(p, false), // DECERA
             (0, [b'$'], b'{') => self.erase_rectangle(p, true), // DECSERA
-            (0, [b'$'], b'v') => self.copy_rectangle(p),   // DECCRA
+            (0, [b'$'], b'v') => self.copy_rectangle(p),    // DECCRA
             (0, [b'$'], b'r') => self.change_rectangle_attributes(p, false), // DECCARA
             (0, [b'$'], b't') => self.change_rectangle_attributes(p, true), // DECRARA
             (0, [b'*'], b'x') => self.modes.rectangle_extent = p.raw(0) == 2, // DECSACE

@@ -268,7 +268,7 @@ impl Screen {
 
     /// Rows that ED erased whole are single size again, as xterm's `ClearBufRows` makes them;
     /// not when protected cells were kept (xterm then erases cell by cell).
-    fn single_size_rows(&mut self, rows: std::ops::Range<usize>, keep: bool) {
+    pub(super) fn single_size_rows(&mut self, rows: std::ops::Range<usize>, keep: bool) {
         if self.any_double && !keep {
             for y in rows {
                 self.grid_mut().set_size(y, crate::grid::LineSize::Single);
@@ -310,9 +310,16 @@ impl Screen {
         self.cursor_position(1, 1);
     }
 
-    /// DECALN (ESC # 8): fills the screen with `E` in the default style, resets the margins and
-    /// homes the cursor (xterm).
+    /// DECALN (ESC # 8): fills the screen with `E` in the default style, resets the margins,
+    /// origin mode and the pen's attributes (not its colours), makes the rows single size and
+    /// homes the cursor, as XTerm 379 does (`CASE_DECALN`); the bottom row keeps its size, as
+    /// there (`xterm_ResetDouble` stops one row short: scripts/xterm-screens.sh
+    /// decaln-bottom-double-row).
     pub(crate) fn alignment_test(&mut self) {
+        self.modes.origin = false;
+        let mut style = self.pen.style;
+        style.attrs = crate::style::Attrs(style.attrs.0 & crate::style::Attrs::PROTECTED);
+        self.set_pen(style);
         self.top = 0;
         self.bottom = self.rows - 1;
         self.left = 0;
@@ -322,7 +329,9 @@ impl Screen {
         for y in 0..rows {
             grid.row_mut(y).fill(Cell::ascii(b'E', 0));
             grid.set_wrapped(y, false);
-            grid.set_size(y, crate::grid::LineSize::Single);
+            if y + 1 < rows {
+                grid.set_size(y, crate::grid::LineSize::Single);
+            }
         }
         grid.damage_all();
         self.cursor_position(1, 1);

@@ -56,9 +56,10 @@ pub struct Modes {
     /// VT52 mode: DECANM (?2) reset, until ESC < (see `term::vt52`).
     pub vt52: bool,
     /// DECCOLM (?3): recorded, and setting or resetting it clears the screen (unless DECNCSM),
-    /// resets the margins and homes the cursor, as xterm does when column switching is allowed.
-    /// The screen is not resized: its size is the host window's (xterm without the
-    /// `allowWindowOps` column resource does not resize either).
+    /// makes every row single size, resets the margins and homes the cursor, as xterm does
+    /// when column switching is allowed. The screen is not resized: its size is the host
+    /// window's (see the README: a width the program chooses would cost a rewrap of the whole
+    /// scrollback at each switch).
     pub columns_132: bool,
     /// DECNCSM (?95): DECCOLM keeps the screen's text.
     pub no_clear_on_columns: bool,
@@ -189,12 +190,9 @@ impl Screen {
                 m.origin = on;
                 self.cursor_position(1, 1);
             }
-            7 => {
-                m.autowrap = on;
-                if !on {
-                    self.cursor.pending_wrap = false;
-                }
-            }
+            // A pending wrap stays as it is: xterm keeps its `do_wrap` through DECAWM, so
+            // text after `?7l ?7h` at the right margin goes on to the next line.
+            7 => m.autowrap = on,
             9 => m.mouse = if on { MouseTracking::X10 } else { MouseTracking::Off },
             12 => m.cursor_blink = on,
             25 => m.cursor_visible = on,
@@ -209,7 +207,11 @@ impl Screen {
             66 => m.application_keypad = on,
             69 => {
                 m.left_right_margins = on;
-                if !on {
+                // Setting DECLRMM makes the rows single size (DEC 070), all but the bottom one
+                // as in xterm (379 to 410: `xterm_ResetDouble` stops one row short).
+                if on {
+                    self.single_size_rows(0..self.rows - 1, false);
+                } else {
                     self.left = 0;
                     self.right = self.cols - 1;
                 }
@@ -282,13 +284,14 @@ impl Screen {
         }
     }
 
-    /// DECCOLM's effect: the screen cleared (unless DECNCSM), the four margins reset (DECLRMM
-    /// stays as it was), the cursor home.
+    /// DECCOLM's effect: the screen cleared (unless DECNCSM), every row single size (xterm's
+    /// `set_column_mode`), the four margins reset (DECLRMM stays as it was), the cursor home.
     fn column_mode(&mut self) {
         if !self.modes.no_clear_on_columns {
             let (blank, rows) = (self.blank(), self.rows);
             self.grid_mut().clear_rows(0, rows - 1, &blank);
         }
+        self.single_size_rows(0..self.rows, false);
         self.top = 0;
         self.bottom = self.rows - 1;
         self.left = 0;

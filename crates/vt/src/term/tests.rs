@@ -78,6 +78,35 @@ fn decawm_off_overwrites_the_last_column() {
 }
 
 #[test]
+fn a_mark_after_the_last_column_without_autowrap_joins_the_character_there() {
+    // XTerm 379 (scripts/xterm-screens.sh awm-off-mark-joins-last-column): the mark joins the
+    // character the overwriting left in the last column, not the one before it; the
+    // character-at-a-time path (a run through the print path with marks) too.
+    for text in ["abcdefq\u{301}", "abcd\u{e9}q\u{301}", "ab\u{e9}\u{e9}\u{e9}q\u{301}"] {
+        let t = term(5, 1, &format!("\x1b[?7l{text}"));
+        let kept: String = text.chars().take(4).collect();
+        assert_eq!(lines(&t), [format!("{kept}q\u{301}")], "{text:?}");
+    }
+    // On a double-width row: its last shown column.
+    let t = term(10, 1, "\x1b#6\x1b[?7labcdefgq\u{301}");
+    assert_eq!(lines(&t), ["abcdq\u{301}"]);
+}
+
+#[test]
+fn a_pending_wrap_outlasts_decawm_as_in_xterm() {
+    // XTerm 379 (awm-pending-kept-through-decawm): text that reached the last column, then
+    // DECAWM reset and set again: the next character wraps; one that reached it without
+    // autowrap too.
+    let t = term(5, 3, "abcde\x1b[?7l\x1b[?7hY");
+    assert_eq!(lines(&t), ["abcde", "Y", ""]);
+    let t = term(5, 3, "\x1b[?7labcdefg\x1b[?7hY");
+    assert_eq!(lines(&t), ["abcdg", "Y", ""]);
+    // Without autowrap set again, it overwrites (a CR or a move ends the pending wrap).
+    let t = term(5, 3, "abcde\x1b[?7lY\rZ");
+    assert_eq!(lines(&t), ["ZbcdY", "", ""]);
+}
+
+#[test]
 fn wide_characters_take_two_cells_and_wrap_whole() {
     let t = term(5, 2, "ab字c");
     assert_eq!(lines(&t), ["ab字c", ""]);
@@ -461,6 +490,22 @@ fn decaln_fills_with_e_resets_the_margins_and_homes() {
 }
 
 #[test]
+fn decaln_resets_origin_mode_and_the_pens_attributes_but_not_its_colours_as_xterm() {
+    // XTerm 379 (scripts/xterm-screens.sh decaln-resets-origin-mode): after DECALN, DECSTBM
+    // homes the cursor to the page's corner, not the region's.
+    let t = term(10, 12, "\x1b[5;10r\x1b[?6h\x1b#8\x1b[9;rX");
+    assert!(!t.screen().modes().origin);
+    assert_eq!(lines(&t)[0], "XEEEEEEEEE");
+    // xterm's resetRendition: the SGR attributes go, the colours and DECSCA stay.
+    let t = term(10, 2, "\x1b[1;4;7;31m\x1b[1\"q\x1b#8x");
+    let s = pen_style(&t, 0, 0);
+    assert_eq!(s.fg, Color::Indexed(1));
+    assert!(!s.attrs.has(Attrs::BOLD) && !s.attrs.has(Attrs::INVERSE));
+    assert_eq!(s.attrs.underline(), Underline::None);
+    assert!(s.attrs.has(Attrs::PROTECTED));
+}
+
+#[test]
 fn ris_clears_screen_and_modes_but_keeps_scrollback() {
     let t = term(5, 2, "1\r\n2\r\n3\x1b[?7l\x1b[4h\x1bc");
     assert_eq!(lines(&t), ["", ""]);
@@ -774,6 +819,24 @@ fn cha_hpa_vpa_cup_hvp_are_1_based_absolute() {
 #[test]
 fn hpr_vpr_move_relative() {
     assert_eq!(cur(&term(10, 5, "\x1b[2;2H\x1b[3a\x1b[2e")), (3, 4));
+}
+
+#[test]
+fn hpr_vpr_set_the_position_past_the_margins_as_xterm() {
+    // xterm does HPR and VPR with CursorSet (XTerm 379, scripts/xterm-screens.sh
+    // hpr-past-right-margin, vpr-past-bottom-margin, hpr-vpr-origin, hpr-double-width): they
+    // pass the margins that stop CUF and CUD, and a double-width row's half.
+    assert_eq!(cur(&term(20, 5, "\x1b[?69h\x1b[1;10s\x1b[1;5H\x1b[12a")), (0, 16));
+    assert_eq!(cur(&term(20, 5, "\x1b[?69h\x1b[1;10s\x1b[1;5H\x1b[12C")), (0, 9), "CUF stops");
+    assert_eq!(cur(&term(10, 8, "\x1b[1;5r\x1b[3;1H\x1b[4e")), (6, 0));
+    assert_eq!(cur(&term(10, 8, "\x1b[1;5r\x1b[3;1H\x1b[4B")), (4, 0), "CUD stops");
+    assert_eq!(cur(&term(10, 8, "\x1b[99e\x1b[99a")), (7, 9), "held to the page");
+    // In origin mode, held to the right and bottom margins.
+    let t = term(30, 12, "\x1b[?69h\x1b[5;20s\x1b[5;10r\x1b[?6h\x1b[1;1H\x1b[30a\x1b[30e");
+    assert_eq!(cur(&t), (9, 19));
+    // Past a double-width row's half: what is printed there is dropped.
+    let t = term(20, 2, "\x1b#6\x1b[1;9H\x1b[3aX");
+    assert_eq!((lines(&t)[0].as_str(), cur(&t)), ("", (0, 11)));
 }
 
 #[test]
@@ -1199,6 +1262,19 @@ fn su_sd_scroll_the_region_without_moving_the_cursor() {
 }
 
 #[test]
+fn sd_with_an_explicit_zero_or_more_parameters_is_xterms_mouse_tracking_and_does_not_scroll() {
+    // XTerm 379: `CSI 0 T` resets highlight mouse tracking; `CSI Ps ; ... T` starts it.
+    for seq in ["\x1b[0T", "\x1b[1;2T", "\x1b[1;1;1;2;3T", "\x1b[;T"] {
+        let t = term(3, 2, &format!("d{seq}"));
+        assert_eq!(lines(&t), ["d", ""], "{seq:?}");
+    }
+    for seq in ["\x1b[T", "\x1b[1T"] {
+        let t = term(3, 2, &format!("d{seq}"));
+        assert_eq!(lines(&t), ["", "d"], "{seq:?}");
+    }
+}
+
+#[test]
 fn decstbm_confines_scrolling_and_homes_the_cursor() {
     let t = term(3, 4, "1\r\n2\r\n3\r\n4\x1b[2;3r");
     assert_eq!(cur(&t), (0, 0));
@@ -1256,6 +1332,28 @@ fn decncsm_keeps_the_screen_on_deccolm() {
     let t = term(4, 2, "abc\x1b[?95h\x1b[?3h");
     assert_eq!(lines(&t), ["abc", ""]);
     assert_eq!(cur(&t), (0, 0));
+}
+
+#[test]
+fn deccolm_and_declrmm_make_the_rows_single_size_as_xterm() {
+    // XTerm 379 (scripts/xterm-screens.sh dwl-deccolm-ncsm, dwl-declrmm): DECCOLM makes every
+    // row single size; setting DECLRMM every row but the bottom one, as DECALN does.
+    let setup = "\x1b#6ab\r\n\x1b#3cd\r\n\x1b#6ef";
+    let t = term(20, 3, &format!("{setup}\x1b[?95h\x1b[?3h"));
+    for y in 0..3 {
+        assert_eq!(t.screen().line_size(y), crate::LineSize::Single, "DECCOLM: row {y}");
+    }
+    assert_eq!(lines(&t), ["ab", "cd", "ef"], "DECNCSM keeps the text");
+    // DECLRMM set and DECALN (decaln-bottom-double-row): every row but the bottom one.
+    for control in ["\x1b[?69h", "\x1b#8"] {
+        let t = term(20, 3, &format!("{setup}{control}"));
+        let sizes: Vec<_> = (0..3).map(|y| t.screen().line_size(y)).collect();
+        assert_eq!(
+            sizes,
+            [crate::LineSize::Single, crate::LineSize::Single, crate::LineSize::DoubleWidth],
+            "{control:?}"
+        );
+    }
 }
 
 #[test]

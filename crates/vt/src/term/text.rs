@@ -432,7 +432,12 @@ impl Screen {
         let mut run = run;
         while !run.is_empty() {
             if self.cursor.pending_wrap {
-                self.wrap_line();
+                if autowrap {
+                    self.wrap_line();
+                } else {
+                    // Without autowrap the next character overwrites the last column.
+                    self.cursor.pending_wrap = false;
+                }
             }
             let (x, y) = (self.cursor.x, self.cursor.y);
             let right = self.print_right();
@@ -457,8 +462,10 @@ impl Screen {
                         run = &[];
                     }
                 }
+                // Pending even without autowrap, as xterm's `do_wrap` is: a mark joins the
+                // character in the last column, and turning autowrap on wraps the next one.
                 self.cursor.x = right;
-                self.cursor.pending_wrap = autowrap;
+                self.cursor.pending_wrap = true;
             } else {
                 self.cursor.x = x + n;
             }
@@ -644,8 +651,9 @@ impl Screen {
         }
         meta.touch(s, e);
         if x + width > right {
+            // Pending even without autowrap (see `write_run`).
             self.cursor.x = right;
-            self.cursor.pending_wrap = self.modes.autowrap;
+            self.cursor.pending_wrap = true;
         } else {
             self.cursor.x = x + width;
         }
