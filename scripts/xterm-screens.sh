@@ -128,6 +128,7 @@ declare -A cases=(
     [rect-top-past-the-page]="$rows$E[88;30;1;30;5\$x$E[89;2;30;3;40\$x"
     [dwl-text-wrapping-into-the-next-row]="$E#6$(printf 'q%.0s' $(seq 130))"
     [mark-on-an-erased-cell]="abc$E[1K"$'\xcc\x81'"Z$E[2;5H"$'\xcc\x81'"Y"
+    [wide-at-last-col-keeps-the-cell]="$E#8$E[1;80H字$E[5;1H$(printf 'x%.0s' $(seq 79))$E[?69h$E[1;40s$E[6;40H字"
     [dwl-after-text]="$(printf 'x%.0s' $(seq 60))$E#6"'Z'
     [dwl-alt]="$E#6$E[?1049h$(printf 'y%.0s' $(seq 50))$E[?1049l$(printf 'q%.0s' $(seq 50))"
     [dwl-cuf-back]="$E#6$E[1;70H$E[CQ"

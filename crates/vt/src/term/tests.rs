@@ -111,10 +111,13 @@ fn wide_characters_take_two_cells_and_wrap_whole() {
     let t = term(5, 2, "ab字c");
     assert_eq!(lines(&t), ["ab字c", ""]);
     assert_eq!(cur(&t), (0, 4));
-    // At the last column a wide character leaves it blank and goes to the next line.
+    // At the last column a wide character goes to the next line, leaving the last column
+    // as it was (XTerm 379: wide-at-last-col-keeps-the-cell).
     let t = term(5, 2, "abcd字");
     assert_eq!(lines(&t), ["abcd", "字"]);
     assert_eq!(cur(&t), (1, 2));
+    let t = term(5, 2, "\x1b#8\x1b[1;5H字");
+    assert_eq!(lines(&t), ["EEEEE", "字EEE"]);
 }
 
 #[test]

@@ -622,14 +622,12 @@ impl Screen {
                 // No room and no wrap: xterm does not print it.
                 return;
             }
-            // The last column stays blank and the character goes on the next line.
+            // The character goes on the next line and the last column keeps what it had, as
+            // in XTerm 379 (scripts/xterm-screens.sh wide-at-last-col-keeps-the-cell).
             let (x, y) = (self.cursor.x, self.cursor.y);
-            let blank = self.blank_cell(y);
-            let (s, e) = self.split_wide_edges(y, x, x + 1);
-            self.grid_mut().row_mut(y)[x] = blank;
-            self.touch(y, s, e);
             if x + 1 == self.cols {
-                // Not text: reflow drops this blank when it joins the rows again.
+                // Reflow drops the last cell when it joins the rows again if it is blank (not
+                // text); what was written there stays in the line.
                 self.grid_mut().set_pad_end(y);
             }
             self.wrap_line();
