@@ -137,8 +137,8 @@ def stream_ops(kind, seed, i):
 def screen_lines(path):
     with open(path, encoding="utf-8", errors="replace") as f:
         t = f.read()
-    t = unicodedata.normalize("NFC", t).replace("\ufeff", "").replace("\uffff", "")
-    t = t.replace("\u200b", "").replace("\u200d", "")
+    t = t.replace("\ufeff", "").replace("\uffff", "").replace("\u200b", "").replace("\u200d", "")
+    t = unicodedata.normalize("NFC", t)
     lines = [line.rstrip(" ") for line in t.split("\n")]
     while lines and lines[-1] == "":
         lines.pop()
