@@ -761,55 +761,64 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                     } else {
                         actions.clear();
                         keys.feed(&buf[..n], size.rows as usize, &mut actions);
-                        for a in actions.drain(..) {
-                            match a {
-                                // Keys that came in the same read as the command that opened
-                                // a prompt (Ctrl-] s and a file name typed fast, or pasted)
-                                // belong to the prompt, not the line.
-                                Action::Forward(bytes) if c.prompt.is_some() => c.prompt_key(&bytes),
-                                Action::Forward(bytes) => {
-                                    if c.transfer.is_some() {
-                                        let p = c.p();
-                                        c.say(format!("keys are not sent during a transfer ({p} a aborts it)"));
-                                    } else if c.line.is_open() {
-                                        pacer.key(Instant::now());
-                                        let start = c.to_line.len();
-                                        c.opts.map.output(&bytes, &mut c.to_line);
-                                        if c.echo {
-                                            c.term.feed(&c.to_line[start..]);
-                                            c.dirty = true;
+                        // Keys typed after the one that left the scrollback mode go round again.
+                        let mut again = Vec::new();
+                        loop {
+                            for a in actions.drain(..) {
+                                match a {
+                                    // Keys that came in the same read as the command that opened
+                                    // a prompt (Ctrl-] s and a file name typed fast, or pasted)
+                                    // belong to the prompt, not the line.
+                                    Action::Forward(bytes) if c.prompt.is_some() => c.prompt_key(&bytes),
+                                    Action::Forward(bytes) => {
+                                        if c.transfer.is_some() {
+                                            let p = c.p();
+                                            c.say(format!("keys are not sent during a transfer ({p} a aborts it)"));
+                                        } else if c.line.is_open() {
+                                            pacer.key(Instant::now());
+                                            let start = c.to_line.len();
+                                            c.opts.map.output(&bytes, &mut c.to_line);
+                                            if c.echo {
+                                                c.term.feed(&c.to_line[start..]);
+                                                c.dirty = true;
+                                            }
                                         }
                                     }
-                                }
-                                Action::Scrollback(back) => {
-                                    copy.enter(c.active().screen(), back);
-                                    presenter.set_mouse_for_blitty(true);
-                                    presenter.invalidate();
-                                    c.dirty = true;
-                                }
-                                Action::Copy(bytes) => {
-                                    let done = copy.key(&bytes, c.active().screen());
-                                    if let Some(text) = done.copy {
-                                        let clip = blitty_vt::term::Clipboard {
-                                            selections: "c".into(),
-                                            text: text.into_bytes(),
-                                        };
-                                        clipboard_out = clipboard_write(&clip);
+                                    Action::Scrollback(back) => {
+                                        copy.enter(c.active().screen(), back);
+                                        presenter.set_mouse_for_blitty(true);
+                                        presenter.invalidate();
+                                        c.dirty = true;
                                     }
-                                    if done.leave {
-                                        keys.scrolling = false;
-                                        presenter.set_mouse_for_blitty(false);
+                                    Action::Copy(bytes) => {
+                                        let done = copy.key(&bytes, c.active().screen());
+                                        if let Some(text) = done.copy {
+                                            let clip = blitty_vt::term::Clipboard {
+                                                selections: "c".into(),
+                                                text: text.into_bytes(),
+                                            };
+                                            clipboard_out = clipboard_write(&clip);
+                                        }
+                                        if done.leave {
+                                            keys.scrolling = false;
+                                            presenter.set_mouse_for_blitty(false);
+                                            again = done.rest;
+                                        }
+                                        presenter.invalidate();
+                                        c.dirty = true;
                                     }
-                                    presenter.invalidate();
-                                    c.dirty = true;
-                                }
-                                Action::Command(k) => {
-                                    if c.command(&k) {
-                                        exit = Some(0);
+                                    Action::Command(k) => {
+                                        if c.command(&k) {
+                                            exit = Some(0);
+                                        }
+                                        presenter.invalidate();
                                     }
-                                    presenter.invalidate();
                                 }
                             }
+                            if again.is_empty() {
+                                break;
+                            }
+                            keys.feed(&std::mem::take(&mut again), size.rows as usize, &mut actions);
                         }
                     }
                 }

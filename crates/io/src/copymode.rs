@@ -36,6 +36,9 @@ pub struct Outcome {
     pub leave: bool,
     /// Text to put in the clipboard.
     pub copy: Option<String>,
+    /// What was typed after the key that left the mode, in the same read (Ctrl-] q typed fast
+    /// after q): the caller handles it as keys outside the mode.
+    pub rest: Vec<u8>,
 }
 
 #[derive(Default)]
@@ -148,6 +151,7 @@ impl CopyMode {
             at += n;
         }
         if out.leave {
+            out.rest = input[at..].to_vec();
             self.leave();
         }
         out
@@ -444,6 +448,25 @@ mod tests {
     }
 
     #[test]
+    fn keys_after_the_one_that_leaves_come_back_to_the_caller() {
+        // `q` then Ctrl-] q typed fast, in one read: the mode takes the `q`, the rest is the
+        // caller's (it was dropped, so the quit was lost: a CI run of the serial test found it).
+        let t = term_with_lines(50);
+        let s = t.screen();
+        let mut m = CopyMode::default();
+        m.enter(s, 3);
+        let out = m.key(b"kq\x1dq", s);
+        assert!(out.leave && !m.active);
+        assert_eq!(out.rest, b"\x1dq");
+        // A key cut by the end of the read waits for the rest, as before; nothing is left over.
+        m.enter(s, 3);
+        let out = m.key(b"\x1b[", s);
+        assert!(!out.leave && out.rest.is_empty());
+        let out = m.key(b"Aq", s);
+        assert!(out.leave && out.rest.is_empty());
+    }
+
+    #[test]
     fn search_finds_a_line_thousands_back_and_wraps() {
         let t = term_with_lines(6000);
         let s = t.screen();
@@ -470,7 +493,7 @@ mod tests {
         m.key(b"g", s);
         assert_eq!(m.cursor, Pos { line: 0, col: 0 });
         let out = m.key(b"llllllvlllly", s);
-        assert_eq!(out, Outcome { leave: true, copy: Some("beta".into()) });
+        assert_eq!(out, Outcome { leave: true, copy: Some("beta".into()), rest: Vec::new() });
         m.enter(s, 0);
         m.key(b"gjV", s);
         let out = m.key(b"jjy", s);

@@ -1109,6 +1109,8 @@ impl Server {
             return;
         }
         self.clients[i].keys.feed(bytes, rows, &mut actions);
+        // Keys typed after the one that left the scrollback mode, handled as keys again.
+        let mut again = Vec::new();
         for a in actions {
             match a {
                 Action::Forward(b) => {
@@ -1140,12 +1142,16 @@ impl Server {
                     if done.leave {
                         c.keys.scrolling = false;
                         c.presenter.set_mouse_for_blitty(false);
+                        again = done.rest;
                     }
                     c.presenter.invalidate();
                     c.dirty = true;
                 }
                 Action::Command(k) => self.command(i, id, &k),
             }
+        }
+        if !again.is_empty() {
+            self.keys(i, &again);
         }
     }
 

@@ -601,45 +601,56 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                     } else {
                         keys.feed(&buf[..n], size.rows as usize, &mut actions);
                     }
-                    for a in actions.drain(..) {
-                        match a {
-                            Action::Forward(bytes) => {
-                                to_child.extend_from_slice(&bytes);
-                                pacer.key(Instant::now());
-                            }
-                            Action::Command(k) if k == b"?" => {
-                                help = true;
-                                message = None;
-                                dirty = true;
-                            }
-                            Action::Command(k) => {
-                                let p = opts.prefix.name();
-                                let text = format!("{p} {}: not a command — {p} ? for help", keys::key_name(&k));
-                                message = Some((text, Instant::now() + MESSAGE));
-                                dirty = true;
-                            }
-                            Action::Scrollback(back) => {
-                                copy.enter(term.screen(), back);
-                                presenter.set_mouse_for_blitty(true);
-                                presenter.invalidate();
-                                dirty = true;
-                            }
-                            Action::Copy(bytes) => {
-                                let done = copy.key(&bytes, term.screen());
-                                // The user's own copy: sent whatever --no-clipboard says of the program's.
-                                if let Some(text) = done.copy {
-                                    let c =
-                                        blitty_vt::term::Clipboard { selections: "c".into(), text: text.into_bytes() };
-                                    clipboard_out = clipboard_write(&c);
+                    // Keys typed after the one that left the scrollback mode go round again.
+                    let mut again = Vec::new();
+                    loop {
+                        for a in actions.drain(..) {
+                            match a {
+                                Action::Forward(bytes) => {
+                                    to_child.extend_from_slice(&bytes);
+                                    pacer.key(Instant::now());
                                 }
-                                if done.leave {
-                                    keys.scrolling = false;
-                                    presenter.set_mouse_for_blitty(false);
+                                Action::Command(k) if k == b"?" => {
+                                    help = true;
+                                    message = None;
+                                    dirty = true;
                                 }
-                                presenter.invalidate();
-                                dirty = true;
+                                Action::Command(k) => {
+                                    let p = opts.prefix.name();
+                                    let text = format!("{p} {}: not a command — {p} ? for help", keys::key_name(&k));
+                                    message = Some((text, Instant::now() + MESSAGE));
+                                    dirty = true;
+                                }
+                                Action::Scrollback(back) => {
+                                    copy.enter(term.screen(), back);
+                                    presenter.set_mouse_for_blitty(true);
+                                    presenter.invalidate();
+                                    dirty = true;
+                                }
+                                Action::Copy(bytes) => {
+                                    let done = copy.key(&bytes, term.screen());
+                                    // The user's own copy: sent whatever --no-clipboard says of the program's.
+                                    if let Some(text) = done.copy {
+                                        let c = blitty_vt::term::Clipboard {
+                                            selections: "c".into(),
+                                            text: text.into_bytes(),
+                                        };
+                                        clipboard_out = clipboard_write(&c);
+                                    }
+                                    if done.leave {
+                                        keys.scrolling = false;
+                                        presenter.set_mouse_for_blitty(false);
+                                        again = done.rest;
+                                    }
+                                    presenter.invalidate();
+                                    dirty = true;
+                                }
                             }
                         }
+                        if again.is_empty() {
+                            break;
+                        }
+                        keys.feed(&std::mem::take(&mut again), size.rows as usize, &mut actions);
                     }
                 }
                 Err(Errno::INTR) | Err(Errno::AGAIN) => {}
