@@ -46,7 +46,7 @@ use crate::host::{self, RawMode};
 use crate::keys::{self, Action, Keys, Prefix};
 use crate::line::{Read, SerialLine};
 use crate::serial::{self, Line, Map, Settings};
-use crate::session::{clipboard_write, present, resize_host, restore_host, Output, Pacer};
+use crate::session::{enter_scrollback, present, resize_host, restore_host, scrollback_keys, Output, Pacer};
 use crate::signals::{Signals, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
 use crate::xmodem;
 
@@ -785,26 +785,17 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                         }
                                     }
                                     Action::Scrollback(back) => {
-                                        copy.enter(c.active().screen(), back);
-                                        presenter.set_mouse_for_blitty(true);
-                                        presenter.invalidate();
+                                        enter_scrollback(&mut copy, &mut presenter, c.active().screen(), back);
                                         c.dirty = true;
                                     }
                                     Action::Copy(bytes) => {
-                                        let done = copy.key(&bytes, c.active().screen());
-                                        if let Some(text) = done.copy {
-                                            let clip = blitty_vt::term::Clipboard {
-                                                selections: "c".into(),
-                                                text: text.into_bytes(),
-                                            };
-                                            clipboard_out = clipboard_write(&clip);
+                                        let screen = c.active().screen();
+                                        let (clip, rest) =
+                                            scrollback_keys(&mut copy, &mut keys, &mut presenter, &bytes, screen);
+                                        if let Some(clip) = clip {
+                                            clipboard_out = clip;
                                         }
-                                        if done.leave {
-                                            keys.scrolling = false;
-                                            presenter.set_mouse_for_blitty(false);
-                                            again = done.rest;
-                                        }
-                                        presenter.invalidate();
+                                        again = rest;
                                         c.dirty = true;
                                     }
                                     Action::Command(k) => {

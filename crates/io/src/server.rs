@@ -1125,26 +1125,24 @@ impl Server {
                     let Some(s) = self.sessions.iter().find(|s| s.id == id) else { continue };
                     let Some(v) = s.vtys.get(s.current) else { continue };
                     let c = &mut self.clients[i];
-                    c.copy.enter(v.term.screen(), back);
-                    c.presenter.set_mouse_for_blitty(true);
-                    c.presenter.invalidate();
+                    crate::session::enter_scrollback(&mut c.copy, &mut c.presenter, v.term.screen(), back);
                     c.dirty = true;
                 }
                 Action::Copy(b) => {
                     let Some(s) = self.sessions.iter().find(|s| s.id == id) else { continue };
                     let Some(v) = s.vtys.get(s.current) else { continue };
                     let c = &mut self.clients[i];
-                    let done = c.copy.key(&b, v.term.screen());
-                    if let Some(text) = done.copy {
-                        let clip = blitty_vt::term::Clipboard { selections: "c".into(), text: text.into_bytes() };
-                        c.clipboard = crate::session::clipboard_write(&clip);
+                    let (clip, rest) = crate::session::scrollback_keys(
+                        &mut c.copy,
+                        &mut c.keys,
+                        &mut c.presenter,
+                        &b,
+                        v.term.screen(),
+                    );
+                    if let Some(clip) = clip {
+                        c.clipboard = clip;
                     }
-                    if done.leave {
-                        c.keys.scrolling = false;
-                        c.presenter.set_mouse_for_blitty(false);
-                        again = done.rest;
-                    }
-                    c.presenter.invalidate();
+                    again = rest;
                     c.dirty = true;
                 }
                 Action::Command(k) => self.command(i, id, &k),

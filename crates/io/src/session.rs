@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use blitty_present::{ansi, AnsiPresenter, View};
-use blitty_vt::Terminal;
+use blitty_vt::{Screen, Terminal};
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::io::Errno;
 
@@ -622,27 +622,16 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                                     dirty = true;
                                 }
                                 Action::Scrollback(back) => {
-                                    copy.enter(term.screen(), back);
-                                    presenter.set_mouse_for_blitty(true);
-                                    presenter.invalidate();
+                                    enter_scrollback(&mut copy, &mut presenter, term.screen(), back);
                                     dirty = true;
                                 }
                                 Action::Copy(bytes) => {
-                                    let done = copy.key(&bytes, term.screen());
-                                    // The user's own copy: sent whatever --no-clipboard says of the program's.
-                                    if let Some(text) = done.copy {
-                                        let c = blitty_vt::term::Clipboard {
-                                            selections: "c".into(),
-                                            text: text.into_bytes(),
-                                        };
-                                        clipboard_out = clipboard_write(&c);
+                                    let (clip, rest) =
+                                        scrollback_keys(&mut copy, &mut keys, &mut presenter, &bytes, term.screen());
+                                    if let Some(clip) = clip {
+                                        clipboard_out = clip;
                                     }
-                                    if done.leave {
-                                        keys.scrolling = false;
-                                        presenter.set_mouse_for_blitty(false);
-                                        again = done.rest;
-                                    }
-                                    presenter.invalidate();
+                                    again = rest;
                                     dirty = true;
                                 }
                             }
@@ -847,6 +836,37 @@ pub fn run(opts: Options) -> Result<i32, Error> {
 /// text (never the program's bytes), as tmux's `set-clipboard external` does.
 pub(crate) fn clipboard_write(c: &blitty_vt::term::Clipboard) -> Vec<u8> {
     format!("\x1b]52;{};{}\x07", c.selections, blitty_vt::term::base64_encode(&c.text)).into_bytes()
+}
+
+/// Enters the scrollback mode `back` lines up (`Action::Scrollback`): the mouse is blitty's
+/// there (selection, the wheel). Shared by `blitty run`, `blitty serial` and the server.
+pub(crate) fn enter_scrollback(copy: &mut CopyMode, presenter: &mut AnsiPresenter, screen: &Screen, back: usize) {
+    copy.enter(screen, back);
+    presenter.set_mouse_for_blitty(true);
+    presenter.invalidate();
+}
+
+/// Keys for the scrollback mode (`Action::Copy`). Returns the user's own copy as the OSC 52 to
+/// send (whatever --no-clipboard says of the program's), and the keys typed after the one that
+/// left the mode in the same read, which the caller handles as keys again (empty while the
+/// mode goes on).
+pub(crate) fn scrollback_keys(
+    copy: &mut CopyMode,
+    keys: &mut Keys,
+    presenter: &mut AnsiPresenter,
+    bytes: &[u8],
+    screen: &Screen,
+) -> (Option<Vec<u8>>, Vec<u8>) {
+    let done = copy.key(bytes, screen);
+    let clip = done
+        .copy
+        .map(|text| clipboard_write(&blitty_vt::term::Clipboard { selections: "c".into(), text: text.into_bytes() }));
+    if done.leave {
+        keys.scrolling = false;
+        presenter.set_mouse_for_blitty(false);
+    }
+    presenter.invalidate();
+    (clip, done.rest)
 }
 
 /// Draws the view `offset` lines back in the scrollback.

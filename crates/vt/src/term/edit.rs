@@ -276,6 +276,13 @@ impl Screen {
         }
     }
 
+    /// Every row single size but the bottom one, as xterm's `xterm_ResetDouble` does it (its
+    /// loop stops one row short, in XTerm 379 and patch 410 alike): setting DECLRMM and DECALN
+    /// (scripts/xterm-screens.sh dwl-declrmm, decaln-bottom-double-row).
+    pub(super) fn reset_double(&mut self) {
+        self.single_size_rows(0..self.rows - 1, false);
+    }
+
     /// ECH (CSI Ps X): erases `n` cells from the cursor, not past the end of the line; the
     /// cursor does not move.
     pub(crate) fn erase_chars(&mut self, n: usize) {
@@ -311,10 +318,9 @@ impl Screen {
     }
 
     /// DECALN (ESC # 8): fills the screen with `E` in the default style, resets the margins,
-    /// origin mode and the pen's attributes (not its colours), makes the rows single size and
-    /// homes the cursor, as XTerm 379 does (`CASE_DECALN`); the bottom row keeps its size, as
-    /// there (`xterm_ResetDouble` stops one row short: scripts/xterm-screens.sh
-    /// decaln-bottom-double-row).
+    /// origin mode and the pen's attributes (not its colours), makes the rows single size (but
+    /// the bottom one: [`Self::reset_double`]) and homes the cursor, as XTerm 379 does
+    /// (`CASE_DECALN`).
     pub(crate) fn alignment_test(&mut self) {
         self.modes.origin = false;
         let mut style = self.pen.style;
@@ -329,11 +335,9 @@ impl Screen {
         for y in 0..rows {
             grid.row_mut(y).fill(Cell::ascii(b'E', 0));
             grid.set_wrapped(y, false);
-            if y + 1 < rows {
-                grid.set_size(y, crate::grid::LineSize::Single);
-            }
         }
         grid.damage_all();
+        self.reset_double();
         self.cursor_position(1, 1);
     }
 }

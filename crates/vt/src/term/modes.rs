@@ -207,10 +207,9 @@ impl Screen {
             66 => m.application_keypad = on,
             69 => {
                 m.left_right_margins = on;
-                // Setting DECLRMM makes the rows single size (DEC 070), all but the bottom one
-                // as in xterm (379 to 410: `xterm_ResetDouble` stops one row short).
+                // Setting DECLRMM makes the rows single size (DEC 070), as xterm does it.
                 if on {
-                    self.single_size_rows(0..self.rows - 1, false);
+                    self.reset_double();
                 } else {
                     self.left = 0;
                     self.right = self.cols - 1;
