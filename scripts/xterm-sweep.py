@@ -3,19 +3,24 @@
 
 Each stream is 5-40 random controls and pieces of text (`--kind controls`: cursor motion,
 erasing, scrolling, margins, modes, tabs, rectangles, double-size lines; `--kind text`: wide
-characters, margins, insert mode, REP, tabs, character sets, column operations), followed by
-`ESC ( B SI CSI m #` so that the cursor's place shows. xterm's screen is its own screen print
-(MC, as in scripts/xterm-screens.sh), compared after NFC normalisation (xterm stores `e` and
-U+0301 as `é`) and without U+200B and U+200D (xterm does not store them), trailing blanks
-aside. The pty runs `stty -opost` first, so LF stays LF.
+characters, margins, insert mode, REP, tabs, character sets, column operations; `--kind
+attrs`: SGR in every form, text, erasing, scrolling, resets and the rectangle operations that
+change attributes), followed by `ESC ( B SI CSI m #` so that the cursor's place shows. xterm's
+screen is its own screen print (MC, as in scripts/xterm-screens.sh), compared after NFC
+normalisation (xterm stores `e` and U+0301 as `é`) and without U+200B and U+200D (xterm does
+not store them), trailing blanks aside. The pty runs `stty -opost` first, so LF stays LF.
+For the attrs kind xterm prints its attributes and colours too (`printAttributes: 2`, with
+`boldColors` off so that bold keeps its colour), and every character other than a space is
+compared with `blitty replay --dump styled`: its attributes and colours must be the same.
 
 With --minimize each stream that differs is cut down, a control or character at a time, to
 the fewest that still differ, and printed as JSON: that is how the differences listed in the
-README ("Cursor and scrolling details that a random sweep against XTerm 379 found") were found.
+README ("Cursor and scrolling details" and "Colours and attributes that a random sweep against
+XTerm 379 found") were found.
 Most differences left are the choices named there.
 
 Needs xterm and Xvfb (scripts/setup.sh installs both) and a release build of blitty.
-Usage: scripts/xterm-sweep.py [--kind controls|text] [--minimize] SEED COUNT
+Usage: scripts/xterm-sweep.py [--kind controls|text|attrs] [--minimize] SEED COUNT
 """
 
 import argparse
@@ -31,7 +36,8 @@ import unicodedata
 
 E = "\x1b"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BLITTY = os.path.join(ROOT, "target", "release", "blitty")
+# BLITTY=PATH compares another build (a copy, so that rebuilding during a long sweep changes nothing).
+BLITTY = os.environ.get("BLITTY") or os.path.join(ROOT, "target", "release", "blitty")
 TAIL = f"{E}(B\x0f{E}[m#"
 
 
@@ -128,26 +134,254 @@ def text_op(r):
     return f"{E}[?45{r.choice('hl')}"
 
 
+SGR_CODES = ["0", "1", "2", "3", "4", "5", "7", "9", "21", "22", "23", "24", "25", "27", "28", "29", "39",
+             "49", ""] + [str(n) for n in [*range(30, 38), *range(40, 48), *range(90, 98), *range(100, 108)]]
+
+
+def sgr_param(r, colon=True):
+    k = r.randrange(12)
+    if k < 7:
+        return r.choice(SGR_CODES)
+    fb = r.choice(["38", "48"])
+    # No empty value: xterm takes one for a missing colour, blitty for 0 (README).
+    n = r.choice([str(r.randint(0, 255)), "256", "300"])
+    rgb = [str(r.choice([0, r.randint(0, 255), 255, 256])) for _ in range(3)]
+    forms = [f"{fb};5;{n}", f"{fb};2;{';'.join(rgb)}", f"{fb};5", f"{fb};2;{rgb[0]}", f"{fb}", f"{fb};{n}"]
+    if colon:
+        forms += [f"{fb}:5:{n}", f"{fb}:2::{':'.join(rgb)}", f"{fb}:2:{':'.join(rgb)}"]
+    return r.choice(forms)
+
+
+def sgr(r):
+    """An SGR of 1-4 parameters, with at most one colon group, that one last and after simple
+    attributes only: xterm counts the parameters after a colon group by position where it means
+    by number, and a semicolon colour before one takes its first number for a value, and either
+    way it then reads sub-parameters as attributes (README)."""
+    last = sgr_param(r)
+    if ":" in last:
+        # Nothing before it that would take the group's first number for a colour's value.
+        params = [r.choice(SGR_CODES) for _ in range(r.randint(0, 3))]
+    else:
+        params = [sgr_param(r, colon=False) for _ in range(r.randint(0, 3))]
+    return f"{E}[{';'.join(params + [last])}m"
+
+
+def attrs_op(r):
+    k = r.randrange(36)
+    if k < 8:
+        return r.choice(TEXTS[:9] + ["Zz", "#", "abcdefghij"])
+    if k < 15:
+        return sgr(r)
+    # Rectangles inside the page: XTerm 379 does nothing with one whose top or left is past it,
+    # where later patches hold it to the page as blitty does (README).
+    def inside(hi):
+        v = num(r, hi)
+        return v if v == "" or int(v) <= hi else str(hi)
+    rect = lambda: f"{inside(24)};{inside(80)};{num(r, 24)};{num(r, 80)}"
+    table = {
+        15: lambda: "\r\n",
+        16: lambda: r.choice(["\r", "\n", "\b", "\t"]),
+        17: lambda: f"{E}[{num(r, 24)};{num(r, 80)}H",
+        18: lambda: f"{E}[{num(r, 10)}{r.choice('ABCDG')}",
+        19: lambda: f"{E}[{r.choice(['', '0', '1', '2'])}{r.choice('JK')}",
+        20: lambda: f"{E}[{num(r, 10)}{r.choice('@PXLMST')}",
+        21: lambda: f"{E}[{num(r, 20)}b",
+        22: lambda: r.choice([f"{E}7", f"{E}8", f"{E}[s", f"{E}[u", f"{E}[!p", f"{E}#8", f"{E}c"]),
+        23: lambda: f"{E}[{num(r, 24)};{num(r, 24)}r",
+        24: lambda: f"{E}[?69{r.choice('hl')}",
+        25: lambda: f"{E}[{num(r, 80)};{num(r, 80)}s",
+        26: lambda: f"{E}[{rect()};{';'.join(r.choice(['0', '1', '4', '5', '7', '22', '24', '25', '27', '31', '44']) for _ in range(r.randint(1, 3)))}$r",
+        # DECRARA without 0: XTerm 379 ignores it, since patch 393 xterm and blitty reverse all.
+        27: lambda: f"{E}[{rect()};{';'.join(r.choice(['1', '4', '5', '7']) for _ in range(r.randint(1, 3)))}$t",
+        28: lambda: f"{E}[{r.choice(['', '0', '1', '2'])}*x",
+        29: lambda: f"{E}[{r.randint(33, 126)};{rect()}$x",
+        30: lambda: f"{E}[{rect()};1;{inside(24)};{inside(80)};1$v",
+        31: lambda: f"{E}[{rect()}${r.choice('z{')}",
+        32: lambda: r.choice([f"{E}D", f"{E}M", f"{E}E"]),
+        33: lambda: f"{E}[{r.choice(['4', '20'])}{r.choice('hl')}",
+        34: lambda: f"{E}[?{r.choice(['5', '6', '7'])}{r.choice('hl')}",
+    }
+    if k in table:
+        return table[k]()
+    return f"{E}[{r.choice(['0', '1', '2'])}\"q"
+
+
 def stream_ops(kind, seed, i):
     r = random.Random(seed * 100000 + i)
-    op = control_op if kind == "controls" else text_op
+    op = {"controls": control_op, "text": text_op, "attrs": attrs_op}[kind]
     return [op(r) for _ in range(r.randint(5, 40))]
+
+
+def normal_text(t):
+    t = t.replace("\ufeff", "").replace("\uffff", "").replace("\u200b", "").replace("\u200d", "")
+    return unicodedata.normalize("NFC", t)
 
 
 def screen_lines(path):
     with open(path, encoding="utf-8", errors="replace") as f:
-        t = f.read()
-    t = t.replace("\ufeff", "").replace("\uffff", "").replace("\u200b", "").replace("\u200d", "")
-    t = unicodedata.normalize("NFC", t)
-    lines = [line.rstrip(" ") for line in t.split("\n")]
+        return text_lines(f.read())
+
+
+def text_lines(t):
+    lines = [line.rstrip(" ") for line in normal_text(t).split("\n")]
     while lines and lines[-1] == "":
         lines.pop()
     return lines
 
 
+def color(params, i, pen, key):
+    """SGR 38/48 at params[i] (a list of colon-separated parts): the colour it sets, and the
+    index of the parameter after it."""
+    p = params[i]
+    if len(p) > 1:  # colon form: 38:5:N, 38:2::R:G:B or 38:2:R:G:B
+        if p[1] == "5" and len(p) > 2:
+            n = int(p[2] or 0)
+            # An index past 255 is an RGB colour whose "direct" flag xterm lost (DECALN clears
+            # the flag and keeps the colour).
+            pen[key] = ("i", n) if n < 256 else ("rgb", n >> 16, n >> 8 & 255, n & 255)
+        elif p[1] == "2":
+            rgb = p[-3:]
+            pen[key] = ("rgb", *(int(x or 0) for x in rgb))
+        return i + 1
+    rest = [q[0] for q in params[i + 1:]]
+    if rest[:1] == ["5"] and len(rest) > 1:
+        pen[key] = ("i", int(rest[1] or 0))
+        return i + 3
+    if rest[:1] == ["2"] and len(rest) > 3:
+        pen[key] = ("rgb", *(int(x or 0) for x in rest[1:4]))
+        return i + 5
+    return len(params)
+
+
+FLAGS = {"1": "bold", "2": "faint", "3": "italic", "4": "under", "5": "blink", "6": "blink", "7": "inverse",
+         "8": "invisible", "9": "strike", "21": "dunder"}
+CLEAR = {"22": ["bold", "faint"], "23": ["italic"], "24": ["under", "dunder"], "25": ["blink"], "27": ["inverse"],
+         "28": ["invisible"], "29": ["strike"]}
+
+
+def apply_sgr(pen, arg):
+    params = [q.split(":") for q in arg.split(";")]
+    i = 0
+    while i < len(params):
+        p = params[i]
+        c = p[0]
+        if c in ("", "0"):
+            pen.clear()
+        elif c == "4" and len(p) > 1:  # blitty's underline styles: 4:2 is xterm's 21
+            for k in ("under", "dunder"):
+                pen.pop(k, None)
+            if p[1] == "2":
+                pen["dunder"] = 1
+            elif p[1] != "0":
+                pen["under"] = 1
+        elif c in FLAGS:
+            pen[FLAGS[c]] = 1
+        elif c in CLEAR:
+            for k in CLEAR[c]:
+                pen.pop(k, None)
+        elif c.isdigit() and (30 <= int(c) <= 37 or 90 <= int(c) <= 97):
+            pen["fg"] = ("i", int(c) - 30 if int(c) < 90 else int(c) - 82)
+        elif c.isdigit() and (40 <= int(c) <= 47 or 100 <= int(c) <= 107):
+            pen["bg"] = ("i", int(c) - 40 if int(c) < 100 else int(c) - 92)
+        elif c == "39":
+            pen.pop("fg", None)
+        elif c == "49":
+            pen.pop("bg", None)
+        elif c in ("38", "48"):
+            i = color(params, i, pen, "fg" if c == "38" else "bg")
+            continue
+        i += 1
+
+
+def styled_rows(t):
+    """Text with SGR (xterm's print with printAttributes 2, or `blitty replay --dump styled`):
+    per row, its characters other than spaces, each with the attributes it has and whether an
+    SGR came right before it."""
+    rows, row, pen, fresh = [], [], {}, False
+    i = 0
+    while i < len(t):
+        ch = t[i]
+        if ch == E:
+            if t[i + 1:i + 2] == "[":
+                j = i + 2
+                while not ("@" <= t[j] <= "~"):
+                    j += 1
+                if t[j] == "m":
+                    apply_sgr(pen, t[i + 2:j])
+                    fresh = True
+                i = j + 1
+            else:
+                i += 3  # ESC # N: the row's size
+            continue
+        i += 1
+        if ch == "\n":
+            rows.append(row)
+            row, pen = [], {}
+        elif ch == "\uffff":
+            fresh = False  # the right half of a wide character: an SGR before it was its own
+        elif ch in "\r\x0e\x0f\ufeff\u200b\u200d":
+            continue
+        elif row and unicodedata.combining(ch) or ch == "\ufe0f":
+            row[-1] = (row[-1][0] + ch, *row[-1][1:])
+        else:
+            attrs = dict(pen)
+            if attrs.get("dunder") and attrs.get("under"):
+                # xterm's SGR 4 and 21 are two flags, and a cell can have both; blitty's
+                # underline is one style, the last one set (README).
+                attrs["under"] = "both"
+                del attrs["dunder"]
+            row.append((ch, attrs, fresh))
+            fresh = False
+    rows.append(row)
+    out = [[(unicodedata.normalize("NFC", c), a, f) for c, a, f in r if c != " "] for r in rows]
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def same_attrs(x, b):
+    """Whether xterm's print of a row (from styled_rows) can be blitty's. xterm's print skips the
+    SGR before a character whose attributes other than colours are none, when its colours are
+    those of the last SGR (printLine compares them with 0, not with the last ones written), so
+    there the character has either the last SGR's attributes or none."""
+    if [c for c, _, _ in x] != [c for c, _, _ in b]:
+        return False
+    for (_, xa, explicit), (_, ba, _) in zip(x, b):
+        if xa.get("under") == "both" and (ba.get("under") or ba.get("dunder")):
+            xa = {k: v for k, v in xa.items() if k != "under"}
+            ba = {k: v for k, v in ba.items() if k not in ("under", "dunder")}
+        if xa == ba:
+            continue
+        if explicit:
+            return False
+        colours = lambda a: (a.get("fg"), a.get("bg"))
+        if colours(xa) != colours(ba) or any(k not in ("fg", "bg") for k in ba):
+            return False
+    return True
+
+
+def without_sgr(t):
+    out, i = [], 0
+    while i < len(t):
+        if t[i] == E:
+            if t[i + 1:i + 2] == "[":
+                j = i + 2
+                while not ("@" <= t[j] <= "~"):
+                    j += 1
+                i = j + 1
+            else:
+                i += 3
+            continue
+        if t[i] not in "\r\x0e\x0f":
+            out.append(t[i])
+        i += 1
+    return "".join(out)
+
+
 class Sweep:
-    def __init__(self, work):
+    def __init__(self, work, kind):
         self.work = work
+        self.kind = kind
         self.display = f":{90 + random.randrange(100)}"
         self.xvfb = subprocess.Popen(["Xvfb", self.display, "-screen", "0", "1600x1200x24"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -159,11 +393,13 @@ class Sweep:
         self.xvfb.wait()
 
     def xterm_screen(self, stream):
-        """xterm's print of the screen after `stream`, or None if xterm printed nothing."""
+        """xterm's print of the screen after `stream` (with its attributes for the attrs kind), or
+        None if xterm printed nothing."""
         self.n += 1
         out = os.path.join(self.work, f"print{self.n}")
         cmd = ["xterm", "-geometry", "80x24", "-u8", "-xrm", f"XTerm*printerCommand: cat > {out}",
-               "-xrm", "XTerm*printAttributes: 0", "-xrm", "XTerm*printerExtent: true",
+               "-xrm", f"XTerm*printAttributes: {2 if self.kind == 'attrs' else 0}",
+               "-xrm", "XTerm*printerExtent: true", "-xrm", "XTerm*boldColors: false",
                "-e", "sh", "-c", f"stty -opost; cat '{stream}'; printf '\\033[i'; sleep 1"]
         xterm = subprocess.Popen(cmd, env=dict(os.environ, DISPLAY=self.display),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -176,9 +412,10 @@ class Sweep:
         xterm.wait()
         if not os.path.exists(out):
             return None
-        lines = screen_lines(out)
+        with open(out, encoding="utf-8", errors="replace") as f:
+            t = f.read()
         os.remove(out)
-        return lines
+        return t
 
     def differs(self, ops):
         stream = os.path.join(self.work, "stream")
@@ -186,11 +423,28 @@ class Sweep:
             f.write(("".join(ops) + TAIL).encode())
         x = self.xterm_screen(stream)
         dump = subprocess.run([BLITTY, "replay", stream, "--size", "80x24"], capture_output=True, check=True)
-        b = os.path.join(self.work, "blitty")
-        with open(b, "wb") as f:
-            f.write(b"".join(line + b"\n" for line in dump.stdout.split(b"\n") if not line.startswith(b"cursor:")))
-        self.last = (x, screen_lines(b))
-        return x is not None and x != self.last[1]
+        b = dump.stdout.decode("utf-8", "replace").split("\n")
+        b = text_lines("\n".join(line for line in b if not line.startswith("cursor:")))
+        if x is None:
+            self.last = (None, b)
+            return False
+        if self.kind != "attrs":
+            self.last = (text_lines(x), b)
+            return self.last[0] != b
+        self.last = (text_lines(without_sgr(x)), b)
+        if self.last[0] != b:
+            return True
+        styled = subprocess.run([BLITTY, "replay", stream, "--size", "80x24", "--dump", "styled"],
+                                capture_output=True, check=True).stdout.decode("utf-8", "replace")
+        xa = styled_rows(x)
+        ba = styled_rows("\n".join(line for line in styled.split("\n") if not line.startswith("cursor:")))
+        if len(xa) == len(ba) and all(same_attrs(x, y) for x, y in zip(xa, ba)):
+            return False
+        # Where they differ, as rows of "character:attributes".
+        show = lambda rows: [" ".join(f"{c}:{','.join(f'{k}={v}' for k, v in sorted(a.items()))}" for c, a, _ in r)
+                             for r in rows]
+        self.last = (show(xa), show(ba))
+        return True
 
 
 def ddmin(sweep, ops):
@@ -218,7 +472,7 @@ def ddmin(sweep, ops):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kind", choices=["controls", "text"], default="controls")
+    ap.add_argument("--kind", choices=["controls", "text", "attrs"], default="controls")
     ap.add_argument("--minimize", action="store_true")
     ap.add_argument("seed", type=int)
     ap.add_argument("count", type=int)
@@ -226,9 +480,10 @@ def main():
     for tool in ("xterm", "Xvfb"):
         if shutil.which(tool) is None:
             sys.exit(f"xterm-sweep: {tool} is not installed (scripts/setup.sh)")
-    subprocess.run(["cargo", "build", "--release", "-p", "blitty"], cwd=ROOT, check=True, capture_output=True)
+    if not os.environ.get("BLITTY"):
+        subprocess.run(["cargo", "build", "--release", "-p", "blitty"], cwd=ROOT, check=True, capture_output=True)
     with tempfile.TemporaryDirectory() as work:
-        sweep = Sweep(work)
+        sweep = Sweep(work, args.kind)
         differ = 0
         try:
             for i in range(args.count):

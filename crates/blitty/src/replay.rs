@@ -87,7 +87,12 @@ pub fn scale(s: &str) -> Result<f32, String> {
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Dump {
+    /// The screen's text, one line per row, then `cursor: ROW COL` (0-based).
     Screen,
+    /// The screen's text with SGR for its colours and attributes, as `tmux capture-pane -ep`
+    /// prints a pane, then `cursor: ROW COL`.
+    Styled,
+    /// Nothing (with --stats, only the figures).
     None,
 }
 
@@ -123,8 +128,16 @@ pub fn run(args: Args) -> Result<()> {
         r.fb.write_png(out).map_err(anyhow::Error::msg)?;
     }
     let mut out = std::io::stdout().lock();
-    if let Dump::Screen = args.dump {
-        out.write_all(term.screen().dump_text().as_bytes())?;
+    match args.dump {
+        Dump::Screen => out.write_all(term.screen().dump_text().as_bytes())?,
+        Dump::Styled => {
+            let screen = term.screen();
+            let mut styled = Vec::new();
+            blitty_present::ansi::styled_rows(screen, &mut styled);
+            out.write_all(&styled)?;
+            writeln!(out, "cursor: {} {}", screen.cursor().y, screen.cursor().x)?;
+        }
+        Dump::None => {}
     }
     if args.stats {
         let mb = data.len() as f64 / 1e6;

@@ -31,6 +31,22 @@ fn replay_prints_exactly_rows_lines_then_the_cursor() {
 }
 
 #[test]
+fn replay_dump_styled_prints_each_row_with_its_sgr() {
+    let file = Scratch::new("cli-styled.raw");
+    let input = "a\x1b[1;31mb\x1b[0;7;48;5;200m字\x1b[m \x1b[44m \x1b[m\r\n\x1b#6\x1b[38;2;1;2;3mwide\r\n\x1b[4:3mx";
+    std::fs::write(&file, input.as_bytes()).expect("temp file");
+    let (code, out, err) =
+        blitty(&["replay", file.to_str().expect("utf-8 path"), "--size", "10x4", "--dump", "styled"]);
+    assert_eq!(code, 0, "{err}");
+    // Each row from the default pen back to it; the wide character once; a blank with a
+    // background colour kept, a plain one at the end dropped; a double-width row's size first.
+    assert_eq!(
+        out,
+        "a\x1b[1;31mb\x1b[0;7;48;5;200m字\x1b[0m \x1b[44m \x1b[49m\n\x1b#6\x1b[38;2;1;2;3mwide\x1b[39m\n\x1b[4:3;38;2;1;2;3mx\x1b[0m\n\ncursor: 2 1\n"
+    );
+}
+
+#[test]
 fn bad_input_is_one_line_and_status_2() {
     // Errors past the argument parser: one line naming the file or device.
     for args in [

@@ -590,6 +590,47 @@ impl AnsiPresenter {
     }
 }
 
+/// The visible screen as text with SGR, one line per row, as `tmux capture-pane -ep` prints a
+/// pane (`blitty replay --dump styled`): each row starts from the default pen, with `ESC # 6`,
+/// `ESC # 3` or `ESC # 4` first when it is double size (then its shown half only), and ends
+/// with the pen back at the default. Trailing blanks are dropped unless they carry a
+/// background colour; the right half of a wide character writes nothing.
+pub fn styled_rows(screen: &Screen, out: &mut Vec<u8>) {
+    let mut text = String::new();
+    for y in 0..screen.rows() {
+        let row = screen.row(y);
+        let size = screen.line_size(y);
+        out.extend_from_slice(match size {
+            LineSize::Single => b"",
+            LineSize::DoubleWidth => b"\x1b#6",
+            LineSize::DoubleHeightTop => b"\x1b#3",
+            LineSize::DoubleHeightBottom => b"\x1b#4",
+        });
+        let shown = size.shown_cols(row.len());
+        let end = row[..shown].iter().rposition(|c| !c.is_blank() || row.style(*c).bg != blitty_vt::Color::Default);
+        let mut pen = Style::default();
+        for &cell in &row[..end.map_or(0, |e| e + 1)] {
+            if cell.is_spacer() {
+                continue;
+            }
+            let style = row.style(cell);
+            sgr::transition(out, &pen, &style);
+            pen = style;
+            text.clear();
+            screen.push_cell_text(cell, &mut text);
+            if text.is_empty() {
+                text.push(' ');
+            }
+            for c in text.chars() {
+                let c = if c.is_control() { ' ' } else { c };
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+        }
+        sgr::transition(out, &pen, &Style::default());
+        out.push(b'\n');
+    }
+}
+
 /// What the program left on the main screen, for the host's normal screen when blitty ends:
 /// every history line, then the screen's rows up to the last one with text (or the cursor's),
 /// as text with SGR, in one piece. The host's own scrollback then holds what the program

@@ -7,31 +7,48 @@ use super::Screen;
 use crate::parser::Params;
 use crate::style::{Attrs, Color, Style, Underline};
 
-/// Reads the extended colour of the parameter at `i` (38, 48 or 58). Returns the colour, if
-/// valid, and the index of the first parameter after it.
+/// Reads the extended colour of the parameter at `i` (38, 48 or 58) as xterm's
+/// `parse_extended_colors` does. Returns the colour, if valid, and the index of the first
+/// parameter after it.
+/// - `38:5:n`, `38:2:r:g:b`, `38:2:cs:r:g:b`: the values are 38's sub-parameters; the colour
+///   space is there when there are more than four.
+/// - `38;5:n`, `38;2:r:g:b`, `38;2:cs:r:g:b`: the values are the selector's sub-parameters.
+/// - `38;5;n`, `38;2;r;g;b`: the values are the parameters after the selector, and ones the
+///   sequence lacks count as 0 (`CSI 38;5 m` is colour 0, `CSI 38;2;9 m` is RGB 9,0,0), as
+///   xterm reads its cleared parameter array past the last one.
+/// - A selector other than 5 and 2 names no colour: it and 38 are skipped and the parameters
+///   after it are read as attributes (`CSI 38;62;1 m` sets bold).
+/// - A value of 256 or more names no colour but is skipped all the same.
 fn extended_color(p: &Params, i: usize) -> (Option<Color>, usize) {
     let v = p.values();
-    if p.is_sub(i + 1) {
-        // Colon form: 38:5:n or 38:2:[cs:]r:g:b; the group ends at the next non-sub parameter.
-        let mut end = i + 1;
-        while end < v.len() && p.is_sub(end) {
-            end += 1;
-        }
-        let group = &v[i..end];
-        let color = match group.get(1) {
-            Some(5) => group.get(2).and_then(|&n| u8::try_from(n).ok()).map(Color::Indexed),
-            Some(2) if group.len() >= 6 => rgb(group[3], group[4], group[5]),
-            Some(2) if group.len() == 5 => rgb(group[2], group[3], group[4]),
-            _ => None,
-        };
-        return (color, end);
+    // Sub-parameters after index `at`: how many.
+    let subs = |at: usize| (at + 1..v.len()).take_while(|&j| p.is_sub(j)).count();
+    let need = |code: u16| match code {
+        5 => 1,
+        2 => 3,
+        _ => 0,
+    };
+    let pick = |code: u16, value: &dyn Fn(usize) -> Option<u16>| match code {
+        5 => value(0).and_then(|n| u8::try_from(n).ok()).map(Color::Indexed),
+        2 => rgb(value(0)?, value(1)?, value(2)?),
+        _ => None,
+    };
+    let have = subs(i);
+    if have > 0 {
+        let code = v[i + 1];
+        let first = i + 2 + usize::from(have > 4);
+        let color = pick(code, &|n| (first + n <= i + have).then(|| v[first + n]));
+        return (color, i + 1 + have);
     }
-    match v.get(i + 1) {
-        Some(5) => (v.get(i + 2).and_then(|&n| u8::try_from(n).ok()).map(Color::Indexed), (i + 3).min(v.len())),
-        Some(2) if v.len() >= i + 5 => (rgb(v[i + 2], v[i + 3], v[i + 4]), i + 5),
-        Some(_) => (None, v.len()),
-        None => (None, i + 1),
+    let Some(&code) = v.get(i + 1) else { return (None, i + 1) };
+    let have = subs(i + 1);
+    if have > 0 {
+        let first = i + 2 + usize::from(have > 3);
+        let color = pick(code, &|n| (first + n <= i + 1 + have).then(|| v[first + n]));
+        return (color, i + 2 + have);
     }
+    let color = pick(code, &|n| Some(v.get(i + 2 + n).copied().unwrap_or(0)));
+    (color, (i + 2 + need(code)).min(v.len()))
 }
 
 #[inline]
@@ -113,6 +130,8 @@ impl Screen {
             }
             match v[i] {
                 4 => s.attrs.set_underline(underline(params.is_sub(i + 1).then(|| v[i + 1]))),
+                // Sub-parameters on one that takes none: xterm ignores the parameter.
+                _ if next > i + 1 && !matches!(v[i], 38 | 48 | 58) => {}
                 38 | 48 | 58 => {
                     let (color, after) = extended_color(params, i);
                     if let Some(c) = color {

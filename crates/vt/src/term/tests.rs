@@ -1491,6 +1491,41 @@ fn sgr_with_out_of_range_colour_is_ignored() {
     assert_eq!(pen_style(&t, 0, 0).fg, Color::Default);
 }
 
+#[test]
+fn sgr_extended_colours_are_read_as_xterm_reads_them() {
+    // Each checked against XTerm 379's own print of its screen (scripts/xterm-sweep.py --kind
+    // attrs found the first three).
+    let t = term(
+        12,
+        1,
+        "\x1b[38;5mA\x1b[0;48;2;184;91mB\x1b[0;48;48;2;195;104mC\x1b[0;38;62;1mD\x1b[0;38;5:7mE\
+         \x1b[0;38;2:1:2:3mF\x1b[0;38;2:0:4:5:6mG\x1b[0;38;5;300;1mH\x1b[0;1:2;3mI\x1b[0;38:5:1:2:3:4mJ",
+    );
+    let s = |x| pen_style(&t, 0, x);
+    // Values the sequence lacks count as 0.
+    assert_eq!(s(0).fg, Color::Indexed(0));
+    assert_eq!(s(1).bg, Color::Rgb(184, 91, 0));
+    // A selector other than 5 and 2 is skipped with its 38 or 48, and what follows is read as
+    // attributes: 48;48 names no colour, then 2 is faint and 104 a bright background.
+    assert_eq!((s(2).fg, s(2).bg), (Color::Default, Color::Indexed(12)));
+    assert!(s(2).attrs.has(Attrs::DIM) && !s(2).attrs.has(Attrs::BOLD));
+    assert_eq!(s(3).fg, Color::Default);
+    assert!(s(3).attrs.has(Attrs::BOLD));
+    // The selector's own sub-parameters, with a colour space when there are four.
+    assert_eq!(s(4).fg, Color::Indexed(7));
+    assert_eq!(s(5).fg, Color::Rgb(1, 2, 3));
+    assert_eq!(s(6).fg, Color::Rgb(4, 5, 6));
+    // A value out of range names no colour but is skipped all the same.
+    assert_eq!(s(7).fg, Color::Default);
+    assert!(s(7).attrs.has(Attrs::BOLD));
+    // A parameter with sub-parameters that takes none is ignored (xterm since patch 392; 379
+    // went on to set colour 0 there).
+    assert!(!s(8).attrs.has(Attrs::BOLD) && s(8).attrs.has(Attrs::ITALIC));
+    assert_eq!(s(8).fg, Color::Default);
+    // 38's own sub-parameters: with more than four, the first is the colour space.
+    assert_eq!(s(9).fg, Color::Indexed(2));
+}
+
 // ---- reports ----
 
 #[test]
