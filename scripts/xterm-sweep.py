@@ -20,7 +20,11 @@ XTerm 379 found") were found.
 Most differences left are the choices named there.
 
 Needs xterm and Xvfb (scripts/setup.sh installs both) and a release build of blitty.
-Usage: scripts/xterm-sweep.py [--kind controls|text|attrs] [--minimize] SEED COUNT
+For the replies kind (mode changes and the like, then DECRQM, CPR, DSR and DECRQSS) the
+bytes xterm answered (the pty in raw mode, read for a second after the stream) are compared
+with `blitty replay --dump replies`.
+
+Usage: scripts/xterm-sweep.py [--kind controls|text|attrs|replies] [--minimize] SEED COUNT
 """
 
 import argparse
@@ -206,9 +210,52 @@ def attrs_op(r):
     return f"{E}[{r.choice(['0', '1', '2'])}\"q"
 
 
+# The DEC modes blitty keeps (each answered as it is), and two no one knows (0 from both). The
+# xterm modes blitty does not have (scroll bar, margin bell, the keyboard's and the mouse's
+# extras) are answered "not recognised" (README).
+DEC_MODES = [1, 5, 6, 7, 9, 12, 25, 42, 45, 47, 66, 69, 1000, 1002, 1003, 1004, 1005, 1006, 1007,
+             1015, 1016, 1047, 1049, 2004, 99, 7727]
+# Not KAM (2) and SRM (12), which blitty answers as fixed, nor 1045, which XTerm 379 does not
+# know, DECCOLM (3), which XTerm 379 ignores without mode 40, or DECNCSM (95), which it answers
+# as a VT510 only (README).
+ANSI_MODES = [1, 3, 4, 5, 6, 7, 10, 11, 13, 14, 15, 16, 17, 18, 19, 20, 0, 34]
+
+
+def replies_op(r):
+    """A control for the replies kind: most change a state that a query then reports."""
+    k = r.randrange(30)
+    if k < 6:
+        return f"{E}[?{r.choice(DEC_MODES)}{r.choice('hl')}"
+    if k < 8:
+        return f"{E}[{r.choice(['2', '4', '12', '20'])}{r.choice('hl')}"
+    if k < 16:
+        return r.choice([
+            lambda: f"{E}[?{r.choice(DEC_MODES)}$p",
+            lambda: f"{E}[{r.choice(ANSI_MODES)}$p",
+            lambda: f"{E}[{r.choice(['6', '5'])}n",
+            # The VT220's printer report; blitty answers the others as the VT220 its DA1 names,
+            # xterm as the VT420 it says it is (README).
+            lambda: f"{E}[?15n",
+            lambda: f"{E}P$q{r.choice(['m', 'r', 's', ' q', 'x'])}{E}\\",
+        ])()
+    table = {
+        16: lambda: f"{E}[{num(r, 24)};{num(r, 80)}H",
+        17: lambda: f"{E}[{num(r, 24)};{num(r, 24)}r",
+        18: lambda: f"{E}[{num(r, 80)};{num(r, 80)}s",
+        19: lambda: sgr(r),
+        20: lambda: f"{E}[{r.choice(['', '0', '1', '2', '3', '4', '5', '6', '7'])} q",
+        21: lambda: r.choice([f"{E}7", f"{E}8", f"{E}[!p", f"{E}c", f"{E}#8", "\r\n", "\b"]),
+        22: lambda: r.choice(TEXTS),
+        23: lambda: f"{E}[{num(r, 10)}{r.choice('ABCDGd')}",
+        24: lambda: f"{E}[?{r.choice(['6', '69', '7', '45'])}{r.choice('hl')}",
+        25: lambda: f"{E}[{r.choice(['0', '1', '2'])}\"q",
+    }
+    return table.get(k, lambda: r.choice(TEXTS))()
+
+
 def stream_ops(kind, seed, i):
     r = random.Random(seed * 100000 + i)
-    op = {"controls": control_op, "text": text_op, "attrs": attrs_op}[kind]
+    op = {"controls": control_op, "text": text_op, "attrs": attrs_op, "replies": replies_op}[kind]
     return [op(r) for _ in range(r.randint(5, 40))]
 
 
@@ -417,7 +464,39 @@ class Sweep:
         os.remove(out)
         return t
 
+    def xterm_replies(self, stream):
+        """What xterm answered to `stream`: the pty in raw mode, the stream written, then what
+        came back in the next second."""
+        self.n += 1
+        out = os.path.join(self.work, f"replies{self.n}")
+        cmd = ["xterm", "-geometry", "80x24", "-u8", "-e", "sh", "-c",
+               f"stty raw -echo; cat '{stream}'; timeout --foreground 1 cat > '{out}.part'; mv '{out}.part' '{out}'"]
+        xterm = subprocess.Popen(cmd, env=dict(os.environ, DISPLAY=self.display),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            if os.path.exists(out):
+                break
+            time.sleep(0.1)
+        xterm.terminate()
+        xterm.wait()
+        if not os.path.exists(out):
+            return None
+        with open(out, "rb") as f:
+            data = f.read()
+        os.remove(out)
+        return data
+
     def differs(self, ops):
+        if self.kind == "replies":
+            stream = os.path.join(self.work, "stream")
+            with open(stream, "wb") as f:
+                f.write("".join(ops).encode())
+            x = self.xterm_replies(stream)
+            b = subprocess.run([BLITTY, "replay", stream, "--size", "80x24", "--dump", "replies"],
+                               capture_output=True, check=True).stdout
+            self.last = ([repr(x)], [repr(b)])
+            return x is not None and x != b
+
         stream = os.path.join(self.work, "stream")
         with open(stream, "wb") as f:
             f.write(("".join(ops) + TAIL).encode())
@@ -472,7 +551,7 @@ def ddmin(sweep, ops):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kind", choices=["controls", "text", "attrs"], default="controls")
+    ap.add_argument("--kind", choices=["controls", "text", "attrs", "replies"], default="controls")
     ap.add_argument("--minimize", action="store_true")
     ap.add_argument("seed", type=int)
     ap.add_argument("count", type=int)

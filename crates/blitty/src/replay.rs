@@ -92,6 +92,9 @@ enum Dump {
     /// The screen's text with SGR for its colours and attributes, as `tmux capture-pane -ep`
     /// prints a pane, then `cursor: ROW COL`.
     Styled,
+    /// The bytes the terminal answered (DA, DSR, DECRQM, DECRQSS, ...), as it would have sent
+    /// them to the program, and nothing else.
+    Replies,
     /// Nothing (with --stats, only the figures).
     None,
 }
@@ -116,9 +119,15 @@ pub fn run(args: Args) -> Result<()> {
     let data = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     let (cols, rows) = args.size;
     let mut term = Terminal::with_scrollback(cols, rows, args.scrollback);
+    let mut out = std::io::stdout().lock();
     let start = Instant::now();
     for chunk in data.chunks(args.chunk as usize) {
         term.feed(chunk);
+        // The answers, written after each chunk as a terminal sends them (the engine holds a
+        // bounded buffer of them).
+        if let Dump::Replies = args.dump {
+            out.write_all(&term.take_replies())?;
+        }
     }
     let secs = start.elapsed().as_secs_f64();
     if let Some(out) = &args.png {
@@ -127,7 +136,6 @@ pub fn run(args: Args) -> Result<()> {
         r.render(term.screen());
         r.fb.write_png(out).map_err(anyhow::Error::msg)?;
     }
-    let mut out = std::io::stdout().lock();
     match args.dump {
         Dump::Screen => out.write_all(term.screen().dump_text().as_bytes())?,
         Dump::Styled => {
@@ -137,7 +145,7 @@ pub fn run(args: Args) -> Result<()> {
             out.write_all(&styled)?;
             writeln!(out, "cursor: {} {}", screen.cursor().y, screen.cursor().x)?;
         }
-        Dump::None => {}
+        Dump::Replies | Dump::None => {}
     }
     if args.stats {
         let mb = data.len() as f64 / 1e6;

@@ -47,6 +47,18 @@ fn replay_dump_styled_prints_each_row_with_its_sgr() {
 }
 
 #[test]
+fn replay_dump_replies_prints_only_what_the_terminal_answered() {
+    let file = Scratch::new("cli-replies.raw");
+    std::fs::write(&file, b"\x1b[5nab\x1b[6n\x1b[?15n\x1b[4h\x1b[4$p\x1bP$qm\x1b\\").expect("temp file");
+    let path = file.to_str().expect("utf-8 path");
+    for chunk in ["65536", "1"] {
+        let (code, out, err) = blitty(&["replay", path, "--dump", "replies", "--chunk", chunk]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out, "\x1b[0n\x1b[1;3R\x1b[?13n\x1b[4;1$y\x1bP1$r0m\x1b\\", "in chunks of {chunk}");
+    }
+}
+
+#[test]
 fn bad_input_is_one_line_and_status_2() {
     // Errors past the argument parser: one line naming the file or device.
     for args in [

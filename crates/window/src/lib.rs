@@ -1131,12 +1131,8 @@ const BLINK_FOR: Duration = Duration::from_secs(10);
 /// changes next. It blinks when the program chose a blinking shape (DECSCUSR 1, 3, 5) or
 /// turned mode 12 on with the default shape, and the window has the focus (`active`).
 fn cursor_blink(modes: &blitty_vt::term::Modes, active: bool, since: Instant, now: Instant) -> (bool, Option<Instant>) {
-    use blitty_vt::term::CursorShape::*;
-    let blinks = match modes.cursor_shape {
-        BlinkingBlock | BlinkingUnderline | BlinkingBar => true,
-        SteadyBlock | SteadyUnderline | SteadyBar => false,
-        Default => modes.cursor_blink,
-    };
+    // One blink state, set by ?12 and by DECSCUSR alike (as in xterm).
+    let blinks = modes.cursor_blink;
     let age = now.saturating_duration_since(since);
     if !blinks || !active || !modes.cursor_visible || age >= BLINK_FOR {
         return (false, None);

@@ -69,7 +69,8 @@ pub struct Modes {
     pub origin: bool,
     /// DECAWM (?7)
     pub autowrap: bool,
-    /// ?12
+    /// ?12, and the blink DECSCUSR sets: one state, as in xterm (its `cursor_blink_esc`), so
+    /// `CSI 2 SP q` stops a blink `?12 h` started and `?12 l` stops a blinking shape's.
     pub cursor_blink: bool,
     /// DECTCEM (?25)
     pub cursor_visible: bool,
@@ -163,10 +164,21 @@ impl Screen {
     }
 
     /// DECRQM for an ANSI mode: 1 set, 2 reset, 0 not recognised.
+    /// What DECRQM answers for ANSI mode `mode`: xterm's table (its `do_ansi_rqm`) for the modes
+    /// ECMA-48 and the VT510 name, with blitty's own answers where its behaviour differs.
+    /// - IRM (4) and LNM (20) as they are.
+    /// - CRM (3): reset, as xterm answers (control characters are acted on, never shown).
+    /// - KAM (2): permanently reset, as blitty never locks the keyboard (xterm does).
+    /// - SRM (12): permanently set, as blitty never echoes what is typed (xterm can).
+    /// - GATM, SRTM, VEM, HEM, PUM, FEAM, FETM, MATM, TTM, SATM, TSM, EBM (1, 5, 7, 10, 11,
+    ///   13-19): permanently reset, as in xterm and the VT510.
     fn ansi_mode_state(&self, mode: u16) -> u8 {
         match mode {
             4 => state(self.modes.insert),
             20 => state(self.modes.newline),
+            3 => 2,
+            12 => 3,
+            1 | 2 | 5 | 7 | 10 | 11 | 13..=19 => 4,
             _ => 0,
         }
     }
@@ -333,7 +345,9 @@ impl Screen {
         grid.damage_all();
     }
 
-    /// DECSCUSR (CSI Ps SP q).
+    /// DECSCUSR (CSI Ps SP q). The shape, and the blink (?12) as xterm sets it: on for 0, 1, 3
+    /// and 5, off for 2, 4 and 6. 0 keeps the host's own shape (the host is told `CSI 0 SP q`),
+    /// as tmux does; it blinks, as DEC's 0 is a blinking block.
     pub(crate) fn set_cursor_shape(&mut self, ps: u16) {
         self.modes.cursor_shape = match ps {
             0 => CursorShape::Default,
@@ -345,6 +359,7 @@ impl Screen {
             6 => CursorShape::SteadyBar,
             _ => return,
         };
+        self.modes.cursor_blink = matches!(ps, 0 | 1 | 3 | 5);
     }
 }
 

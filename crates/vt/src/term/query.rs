@@ -212,7 +212,7 @@ impl Screen {
             b"m" => Some(format!("{}m", sgr_report(&self.pen.style))),
             b"r" => Some(format!("{};{}r", self.top + 1, self.bottom + 1)),
             b"s" => Some(format!("{};{}s", self.left + 1, self.right + 1)),
-            b" q" => Some(format!("{} q", cursor_shape_report(self.modes.cursor_shape))),
+            b" q" => Some(format!("{} q", cursor_shape_report(self.modes.cursor_shape, self.modes.cursor_blink))),
             b"\"q" => Some(format!("{}\"q", u8::from(self.pen.style.attrs.has(Attrs::PROTECTED)))),
             _ => None,
         };
@@ -316,17 +316,15 @@ fn push_color(out: &mut String, color: Color, base: u8, bright: u8, extended: u8
     }
 }
 
-/// DECSCUSR's parameter for a shape, as xterm reports it: a shape never set is its default,
-/// the steady block (2).
-fn cursor_shape_report(shape: CursorShape) -> u8 {
-    match shape {
-        CursorShape::Default | CursorShape::SteadyBlock => 2,
-        CursorShape::BlinkingBlock => 1,
-        CursorShape::BlinkingUnderline => 3,
-        CursorShape::SteadyUnderline => 4,
-        CursorShape::BlinkingBar => 5,
-        CursorShape::SteadyBar => 6,
-    }
+/// DECSCUSR's parameter, as xterm reports it: the shape's steady form (a shape never set, or
+/// the host's own, is a block), less one when the cursor blinks (?12, which DECSCUSR sets too).
+fn cursor_shape_report(shape: CursorShape, blink: bool) -> u8 {
+    let steady = match shape {
+        CursorShape::Default | CursorShape::SteadyBlock | CursorShape::BlinkingBlock => 2,
+        CursorShape::BlinkingUnderline | CursorShape::SteadyUnderline => 4,
+        CursorShape::BlinkingBar | CursorShape::SteadyBar => 6,
+    };
+    steady - u8::from(blink)
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ use super::{Clipboard, Screen, MAX_CLIPBOARD, MAX_LINK, MAX_TITLE};
 
 impl Screen {
     /// DSR (CSI Ps n): 5 answers "OK" (CSI 0 n); 6 reports the cursor (CPR, CSI r ; c R),
-    /// relative to the margins in origin mode. A cursor above or left of the margins (a
+    /// relative to the margins in origin mode; `?15`, `?25` and `?26` the VT220's printer,
+    /// user-defined keys and keyboard. A cursor above or left of the margins (a
     /// restore can leave it there, as in xterm) is reported on the first row or column: a
     /// report never names a position off the screen.
     pub(crate) fn device_status(&mut self, ps: u16, private: bool) {
@@ -23,6 +24,14 @@ impl Screen {
                 let answer = if private { format!("\x1b[?{r};{c}R") } else { format!("\x1b[{r};{c}R") };
                 self.reply(answer.as_bytes());
             }
+            // The VT220's own reports, as xterm makes them at that level (the level DA1 names):
+            // no printer, user-defined keys locked (blitty has none to load; xterm answers
+            // unlocked), a North American keyboard. The VT330's and VT420's (locator, macro
+            // space, checksum, data integrity, sessions) are not answered, as by xterm at the
+            // VT220 level, and DECXCPR has no page number for the same reason.
+            15 if private => self.reply(b"\x1b[?13n"),
+            25 if private => self.reply(b"\x1b[?21n"),
+            26 if private => self.reply(b"\x1b[?27;1n"),
             _ => {}
         }
     }

@@ -1529,6 +1529,59 @@ fn sgr_extended_colours_are_read_as_xterm_reads_them() {
 // ---- reports ----
 
 #[test]
+fn decrqm_answers_ansi_modes_as_xterm_does_with_blittys_fixed_ones() {
+    // XTerm 379's answers (scripts/xterm-sweep.py --kind replies), but KAM, which blitty never
+    // sets (permanently reset), and SRM, which it never clears (permanently set).
+    let mut t = term(10, 1, "\x1b[4h\x1b[20h");
+    let mut expected = Vec::new();
+    for (mode, value) in [(1, 4), (2, 4), (3, 2), (4, 1), (5, 4), (6, 0), (7, 4), (8, 0), (9, 0), (10, 4), (11, 4)]
+        .into_iter()
+        .chain([(12, 3), (13, 4), (14, 4), (15, 4), (16, 4), (17, 4), (18, 4), (19, 4), (20, 1), (21, 0), (34, 0)])
+    {
+        t.feed(format!("\x1b[{mode}$p").as_bytes());
+        expected.extend(format!("\x1b[{mode};{value}$y").bytes());
+    }
+    assert_eq!(String::from_utf8_lossy(&t.take_replies()), String::from_utf8_lossy(&expected));
+}
+
+#[test]
+fn dsr_answers_the_vt220s_printer_keys_and_keyboard_reports() {
+    // As xterm does at the VT220 level that DA1 names; the VT330's and VT420's reports are not
+    // answered, and DECXCPR has no page.
+    let mut t = term(
+        10,
+        2,
+        "\x1b[?15n\x1b[?25n\x1b[?26n\x1b[?53n\x1b[?55n\x1b[?56n\x1b[?62n\x1b[?63;1n\x1b[?75n\x1b[?85n\x1b[?6n",
+    );
+    assert_eq!(t.take_replies(), b"\x1b[?13n\x1b[?21n\x1b[?27;1n\x1b[?1;1R");
+    // Not the ANSI forms.
+    let mut t = term(10, 2, "\x1b[15n\x1b[25n\x1b[26n");
+    assert!(t.take_replies().is_empty());
+}
+
+#[test]
+fn decscusr_and_mode_12_share_one_blink_as_xterm_reports_them() {
+    // What XTerm 379 answered (scripts/xterm-sweep.py --kind replies): DECSCUSR 0 is DEC's
+    // blinking block, and the report's blink is ?12's.
+    let ask = "\x1bP$q q\x1b\\\x1b[?12$p";
+    for (input, shape, blink) in [
+        ("", 2, 2),
+        ("\x1b[ q", 1, 1),
+        ("\x1b[0 q", 1, 1),
+        ("\x1b[4 q", 4, 2),
+        ("\x1b[5 q", 5, 1),
+        ("\x1b[6 q\x1b[?12h", 5, 1),
+        ("\x1b[3 q\x1b[?12l", 4, 2),
+        ("\x1b[?12h", 1, 1),
+        ("\x1b[?12h\x1b[2 q", 2, 2),
+    ] {
+        let mut t = term(4, 1, &format!("{input}{ask}"));
+        let want = format!("\x1bP1$r{shape} q\x1b\\\x1b[?12;{blink}$y");
+        assert_eq!(String::from_utf8_lossy(&t.take_replies()), want, "after {input:?}");
+    }
+}
+
+#[test]
 fn dsr_da1_da2_answer_into_the_reply_buffer() {
     let mut t = term(10, 5, "\x1b[5n\x1b[3;4H\x1b[6n\x1b[c\x1b[>c\x1b[?6n");
     assert_eq!(t.take_replies(), b"\x1b[0n\x1b[3;4R\x1b[?62;22c\x1b[>1;10;0c\x1b[?3;4R");
