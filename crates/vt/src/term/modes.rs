@@ -231,11 +231,22 @@ impl Screen {
             1002 => m.mouse = if on { MouseTracking::ButtonMotion } else { MouseTracking::Off },
             1003 => m.mouse = if on { MouseTracking::AnyMotion } else { MouseTracking::Off },
             1004 => m.focus_events = on,
-            1005 => m.mouse_encoding = if on { MouseEncoding::Utf8 } else { MouseEncoding::Default },
-            1006 => m.mouse_encoding = if on { MouseEncoding::Sgr } else { MouseEncoding::Default },
+            // The coordinate encodings exclude each other, and a reset undoes only the one in
+            // effect (xterm: `?1015 h ?1016 l` keeps urxvt's).
+            1005 | 1006 | 1015 | 1016 => {
+                let encoding = match mode {
+                    1005 => MouseEncoding::Utf8,
+                    1006 => MouseEncoding::Sgr,
+                    1015 => MouseEncoding::Urxvt,
+                    _ => MouseEncoding::SgrPixels,
+                };
+                if on {
+                    m.mouse_encoding = encoding;
+                } else if m.mouse_encoding == encoding {
+                    m.mouse_encoding = MouseEncoding::Default;
+                }
+            }
             1007 => m.alternate_scroll = on,
-            1015 => m.mouse_encoding = if on { MouseEncoding::Urxvt } else { MouseEncoding::Default },
-            1016 => m.mouse_encoding = if on { MouseEncoding::SgrPixels } else { MouseEncoding::Default },
             1047 => self.use_alternate_screen(on, false, !on),
             1048 => {
                 if on {

@@ -3,7 +3,7 @@
 //! into GR, the single shifts SS2 SS3), saving and restoring the cursor (DECSC DECRC, SCOSC
 //! SCORC), and resets (RIS DECSTR).
 
-use super::modes::Protection;
+use super::modes::{CursorShape, Protection};
 use super::{cursor, Cursor, Modes, Pen, Screen};
 use crate::style::{Attrs, Style};
 
@@ -519,7 +519,8 @@ impl Screen {
     }
 
     /// DECSTR (CSI ! p), soft reset, per xterm: cursor shown, IRM off, DECOM off, DECAWM on,
-    /// DECCKM off, keypad numeric, full margins, default charsets and SGR, saved cursor reset.
+    /// reverse wraparound off, DECCKM off, keypad numeric, full margins, default charsets and
+    /// SGR, saved cursor reset, the cursor's shape and blink and the indexed colours reset.
     /// The screen's text and the cursor position stay.
     pub(crate) fn soft_reset(&mut self) {
         let m = &mut self.modes;
@@ -531,6 +532,14 @@ impl Screen {
         m.application_keypad = false;
         m.left_right_margins = false;
         m.protection = Protection::Off;
+        // As xterm's soft reset also does: reverse wraparound back off (its initial value),
+        // the cursor's shape and blink back to the start, the indexed colours (OSC 4) back to
+        // the host's (OSC 10 and 11 stay).
+        m.reverse_wrap = false;
+        m.reverse_wrap_extended = false;
+        m.cursor_shape = CursorShape::Default;
+        m.cursor_blink = false;
+        self.palette.indexed = self.base_palette.indexed;
         self.top = 0;
         self.bottom = self.rows - 1;
         self.left = 0;

@@ -1582,6 +1582,37 @@ fn decscusr_and_mode_12_share_one_blink_as_xterm_reports_them() {
 }
 
 #[test]
+fn decstr_resets_reverse_wraparound_the_cursor_style_and_the_indexed_colours_as_xterm() {
+    // What XTerm 379 answered after DECSTR (scripts/xterm-sweep.py --kind replies found the
+    // first): ?45 reset, the shape and blink back, OSC 4's colours the host's again; OSC 11's
+    // background stays.
+    let mut t = term(
+        4,
+        1,
+        "\x1b[?45h\x1b[?1045h\x1b[5 q\x1b]4;1;rgb:12/34/56\x07\x1b]11;rgb:01/02/03\x07\x1b[!p\
+         \x1b[?45$p\x1b[?1045$p\x1bP$q q\x1b\\\x1b[?12$p\x1b]4;1;?\x07\x1b]11;?\x07",
+    );
+    let replies = String::from_utf8_lossy(&t.take_replies()).into_owned();
+    assert_eq!(
+        replies,
+        "\x1b[?45;2$y\x1b[?1045;2$y\x1bP1$r2 q\x1b\\\x1b[?12;2$y\x1b]4;1;rgb:cdcd/0000/0000\x07\x1b]11;rgb:0101/0202/0303\x07"
+    );
+    assert_eq!(t.screen().modes().cursor_shape, crate::CursorShape::Default);
+}
+
+#[test]
+fn a_mouse_encodings_reset_undoes_only_the_encoding_in_effect() {
+    // xterm: the encodings exclude each other, and "a reset is only effective against the
+    // matching mode" (?1015 h ?1016 l keeps urxvt's).
+    let mut t = term(4, 1, "\x1b[?1015h\x1b[?1016l\x1b[?1006l\x1b[?1015$p");
+    assert_eq!(t.take_replies(), b"\x1b[?1015;1$y");
+    assert_eq!(t.screen().modes().mouse_encoding, crate::MouseEncoding::Urxvt);
+    let mut t = term(4, 1, "\x1b[?1006h\x1b[?1015h\x1b[?1006l\x1b[?1015l\x1b[?1006$p\x1b[?1015$p");
+    assert_eq!(t.take_replies(), b"\x1b[?1006;2$y\x1b[?1015;2$y");
+    assert_eq!(t.screen().modes().mouse_encoding, crate::MouseEncoding::Default);
+}
+
+#[test]
 fn dsr_da1_da2_answer_into_the_reply_buffer() {
     let mut t = term(10, 5, "\x1b[5n\x1b[3;4H\x1b[6n\x1b[c\x1b[>c\x1b[?6n");
     assert_eq!(t.take_replies(), b"\x1b[0n\x1b[3;4R\x1b[?62;22c\x1b[>1;10;0c\x1b[?3;4R");
