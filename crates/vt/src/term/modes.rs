@@ -356,9 +356,10 @@ impl Screen {
         grid.damage_all();
     }
 
-    /// DECSCUSR (CSI Ps SP q). The shape, and the blink (?12) as xterm sets it: on for 0, 1, 3
-    /// and 5, off for 2, 4 and 6. 0 keeps the host's own shape (the host is told `CSI 0 SP q`),
-    /// as tmux does; it blinks, as DEC's 0 is a blinking block.
+    /// DECSCUSR (CSI Ps SP q). The shape, and the blink (?12) as xterm sets it: on for 1, 3 and
+    /// 5, off for 2, 4 and 6. 0 is the start again, as tmux, kitty and foot take it: the host's
+    /// own shape (the host is told `CSI 0 SP q`) and no blink set, so `blitty run` can give
+    /// the host back as it was. xterm takes 0 for DEC's blinking block.
     pub(crate) fn set_cursor_shape(&mut self, ps: u16) {
         self.modes.cursor_shape = match ps {
             0 => CursorShape::Default,
@@ -370,7 +371,7 @@ impl Screen {
             6 => CursorShape::SteadyBar,
             _ => return,
         };
-        self.modes.cursor_blink = matches!(ps, 0 | 1 | 3 | 5);
+        self.modes.cursor_blink = matches!(ps, 1 | 3 | 5);
     }
 }
 
