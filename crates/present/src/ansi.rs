@@ -606,29 +606,48 @@ pub fn styled_rows(screen: &Screen, out: &mut Vec<u8>) {
             LineSize::DoubleHeightTop => b"\x1b#3",
             LineSize::DoubleHeightBottom => b"\x1b#4",
         });
-        let shown = size.shown_cols(row.len());
-        let end = row[..shown].iter().rposition(|c| !c.is_blank() || row.style(*c).bg != blitty_vt::Color::Default);
+        let end = last_shown(&row, size.shown_cols(row.len())).map_or(0, |e| e + 1);
         let mut pen = Style::default();
-        for &cell in &row[..end.map_or(0, |e| e + 1)] {
-            if cell.is_spacer() {
-                continue;
-            }
-            let style = row.style(cell);
-            sgr::transition(out, &pen, &style);
-            pen = style;
-            text.clear();
-            screen.push_cell_text(cell, &mut text);
-            if text.is_empty() {
-                text.push(' ');
-            }
-            for c in text.chars() {
-                let c = if c.is_control() { ' ' } else { c };
-                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-            }
-        }
+        write_cells(screen, &row, end, &mut pen, &mut text, out);
         sgr::transition(out, &pen, &Style::default());
         out.push(b'\n');
     }
+}
+
+/// The last of a row's first `shown` cells that shows something: a character, or a blank with
+/// a background colour.
+fn last_shown(row: &Line, shown: usize) -> Option<usize> {
+    row[..shown].iter().rposition(|c| !c.is_blank() || row.style(*c).bg != blitty_vt::Color::Default)
+}
+
+/// Appends the row's cells `..end` as text with SGR, the pen `pen` going along (a control
+/// shown as a space, the right half of a wide character as nothing); `text` is a buffer for
+/// each cell's text. Returns the columns written.
+fn write_cells(
+    screen: &Screen,
+    row: &Line,
+    end: usize,
+    pen: &mut Style,
+    text: &mut String,
+    out: &mut Vec<u8>,
+) -> usize {
+    let mut written = 0;
+    for &cell in &row[..end] {
+        if cell.is_spacer() {
+            continue;
+        }
+        let style = row.style(cell);
+        sgr::transition(out, pen, &style);
+        *pen = style;
+        text.clear();
+        screen.push_cell_text(cell, text);
+        for c in text.chars() {
+            let c = if c.is_control() { ' ' } else { c };
+            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
+        written += if cell.is_wide() { 2 } else { 1 };
+    }
+    written
 }
 
 /// What the program left on the main screen, for the host's normal screen when blitty ends:
@@ -658,27 +677,8 @@ pub fn transcript(screen: &Screen, out: &mut Vec<u8>) {
         let shown = size.shown_cols(row.len());
         let is_last = i == history + last;
         let whole = wrapped && !is_last;
-        let end = if whole {
-            Some(shown - 1)
-        } else {
-            row[..shown].iter().rposition(|c| !c.is_blank() || row.style(*c).bg != blitty_vt::Color::Default)
-        };
-        let mut written = 0;
-        for &cell in &row[..end.map_or(0, |e| e + 1)] {
-            if cell.is_spacer() {
-                continue;
-            }
-            let style = row.style(cell);
-            sgr::transition(out, &pen, &style);
-            pen = style;
-            text.clear();
-            screen.push_cell_text(cell, &mut text);
-            for c in text.chars() {
-                let c = if c.is_control() { ' ' } else { c };
-                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-            }
-            written += if cell.is_wide() { 2 } else { 1 };
-        }
+        let end = if whole { Some(shown - 1) } else { last_shown(&row, shown) };
+        let written = write_cells(screen, &row, end.map_or(0, |e| e + 1), &mut pen, &mut text, out);
         sgr::transition(out, &pen, &Style::default());
         pen = Style::default();
         if is_last {
