@@ -345,23 +345,13 @@ def styled_rows(t):
     per row, its characters other than spaces, each with the attributes it has and whether an
     SGR came right before it."""
     rows, row, pen, fresh = [], [], {}, False
-    i = 0
-    while i < len(t):
-        ch = t[i]
-        if ch == E:
-            if t[i + 1:i + 2] == "[":
-                j = i + 2
-                while not ("@" <= t[j] <= "~"):
-                    j += 1
-                if t[j] == "m":
-                    apply_sgr(pen, t[i + 2:j])
-                    fresh = True
-                i = j + 1
-            else:
-                i += 3  # ESC # N: the row's size
+    for ch, sgr_arg in pieces(t):
+        if sgr_arg is not None:
+            apply_sgr(pen, sgr_arg)
+            fresh = True
+        elif ch is None:
             continue
-        i += 1
-        if ch == "\n":
+        elif ch == "\n":
             rows.append(row)
             row, pen = [], {}
         elif ch == "\uffff":
@@ -407,22 +397,27 @@ def same_attrs(x, b):
     return True
 
 
-def without_sgr(t):
-    out, i = [], 0
+def pieces(t):
+    """The characters of text with SGR, as (character, None), and its escape sequences: an SGR
+    as (None, its parameters), any other CSI or `ESC # N` (a row's size) as (None, None)."""
+    i = 0
     while i < len(t):
-        if t[i] == E:
-            if t[i + 1:i + 2] == "[":
-                j = i + 2
-                while not ("@" <= t[j] <= "~"):
-                    j += 1
-                i = j + 1
-            else:
-                i += 3
-            continue
-        if t[i] not in "\r\x0e\x0f":
-            out.append(t[i])
-        i += 1
-    return "".join(out)
+        if t[i] != E:
+            yield t[i], None
+            i += 1
+        elif t[i + 1:i + 2] == "[":
+            j = i + 2
+            while not ("@" <= t[j] <= "~"):
+                j += 1
+            yield None, (t[i + 2:j] if t[j] == "m" else None)
+            i = j + 1
+        else:
+            yield None, None
+            i += 3
+
+
+def without_sgr(t):
+    return "".join(ch for ch, _ in pieces(t) if ch is not None and ch not in "\r\x0e\x0f")
 
 
 class Sweep:
