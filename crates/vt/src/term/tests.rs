@@ -107,6 +107,37 @@ fn a_pending_wrap_outlasts_decawm_as_in_xterm() {
 }
 
 #[test]
+fn without_autowrap_any_character_ends_a_pending_wrap() {
+    // A wrap left pending at a right margin that DECSLRM then took away: the next character
+    // is written at the cursor, and one that does not reach the margin leaves no wrap pending,
+    // so a mark after the next character joins that character (xterm's `dotext` clears
+    // `do_wrap` before it looks at autowrap). Whole and byte by byte alike: the property test
+    // `runs_of_characters_give_what_one_character_at_a_time_gives` found the run path keeping
+    // the stale wrap.
+    let input = "\x1b[?7l\x1b[?69h\x1b[3;9s\u{e9}\u{e9}\u{e9}字\u{e9}\u{e9}字\x1b[?69l字 \u{301}字";
+    let whole = term(12, 1, input);
+    assert_eq!(lines(&whole), ["\u{e9}\u{e9}\u{e9}字\u{e9}\u{e9} 字 \u{301}"]);
+    assert_eq!(cur(&whole), (0, 11));
+    assert!(!whole.screen().cursor().pending_wrap, "a wide character that does not fit is not written");
+    let mut bytes = Terminal::with_scrollback(12, 1, 100);
+    for b in input.as_bytes() {
+        bytes.feed(&[*b]);
+    }
+    assert_same_screen(&whole, &bytes, "byte by byte");
+    // The property test's own case: the wrap pending after `g`, then a space and a mark.
+    let t = term(10, 1, "\x1b[?69h\x1b[3;9s\x1b[?7l字字abcdefg\x1b[?69l \u{301}");
+    assert_eq!(lines(&t), ["字字abcd \u{301}"]);
+    // At the last column without autowrap: the next character overwrites it and is pending
+    // again; a wide one does not fit and is dropped, and a mark after it joins the last
+    // column's character (xterm's `last_written_col`).
+    let t = term(5, 1, "\x1b[?7labcdeX\u{301}");
+    assert_eq!(lines(&t), ["abcdX\u{301}"]);
+    assert!(t.screen().cursor().pending_wrap);
+    let t = term(5, 1, "\x1b[?7labcde字\u{301}");
+    assert_eq!(lines(&t), ["abcde\u{301}"]);
+}
+
+#[test]
 fn wide_characters_take_two_cells_and_wrap_whole() {
     let t = term(5, 2, "ab字c");
     assert_eq!(lines(&t), ["ab字c", ""]);

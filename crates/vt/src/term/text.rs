@@ -632,6 +632,12 @@ impl Screen {
             }
             self.wrap_line();
         }
+        // A character written ends a pending wrap, as xterm's `dotext` clears `do_wrap`
+        // whether or not autowrap is on: without autowrap it goes at the cursor, and the wrap
+        // is pending again only if it reaches the right margin. (One dropped above leaves the
+        // wrap as it was, so a mark after it joins the last column's character, as xterm's
+        // `last_written_col` does.)
+        self.cursor.pending_wrap = false;
         let (x, y) = (self.cursor.x, self.cursor.y);
         if self.modes.insert {
             self.insert_blanks(width);
