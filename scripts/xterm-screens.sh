@@ -125,6 +125,7 @@ declare -A cases=(
     [decaln-bottom-double-row]="$E[24;1H$E#6$E[1;1H$E#6$E#8$E[1;1H$(printf 'x%.0s' $(seq 60))$E[24;1H$(printf 'y%.0s' $(seq 60))"
     [awm-off-mark-joins-last-column]="$E[?7l$(printf 'x%.0s' $(seq 85))q"$'\xcc\x81'"$E[2;1H$E#6$(printf 'y%.0s' $(seq 45))q"$'\xcc\x81'
     [awm-off-pending-ends-with-any-text]="$E[?7l$E[?69h$E[3;9sééé字éé字$E[?69l字 "$'\xcc\x81'"字$E[2;1H$(printf 'x%.0s' $(seq 80))字"$'\xcc\x81'"$E[3;1H$(printf 'y%.0s' $(seq 80))"$'\xcc\x81'"q"$'\xcc\x82'
+    [wide-left-of-the-cursor-across-the-left-margin]="$E[?69h$E[22;27s$E[4h$(printf 'x%.0s' $(seq 20))字|$E[4l$E[2;1H$(printf 'y%.0s' $(seq 20))字abc$E[2;24H$E[P$E[@$E[1'}$E[1'~"
     [awm-pending-kept-through-decawm]="$(printf 'x%.0s' $(seq 80))$E[?7l$E[?7hY$E[3;1H$E[?7l$(printf 'z%.0s' $(seq 85))$E[?7hW"
     [rect-top-past-the-page]="$rows$E[88;30;1;30;5\$x$E[89;2;30;3;40\$x"
     [dwl-text-wrapping-into-the-next-row]="$E#6$(printf 'q%.0s' $(seq 130))"

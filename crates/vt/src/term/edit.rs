@@ -127,8 +127,9 @@ impl Screen {
         let right = self.right;
         let n = n.min(right + 1 - x);
         let blank = self.blank_cell(y);
-        let left = self.left;
-        self.grid_mut().split_wide_at_margins(y, left, right);
+        // Only the cells from the cursor to the right margin move: a wide character the left
+        // margin cuts, left of the cursor, stays (as in xterm).
+        self.grid_mut().split_wide_at_margins(y, x, right);
         let (s, _) = self.split_wide_edges(y, x, x);
         let row = self.grid_mut().row_mut(y);
         row.copy_within(x..right + 1 - n, x + n);
@@ -150,8 +151,8 @@ impl Screen {
         let right = self.right;
         let n = n.min(right + 1 - x);
         let blank = self.blank_cell(y);
-        let left = self.left;
-        self.grid_mut().split_wide_at_margins(y, left, right);
+        // As in `insert_blanks`: the cells from the cursor move.
+        self.grid_mut().split_wide_at_margins(y, x, right);
         let (s, _) = self.split_wide_edges(y, x, x + n);
         let row = self.grid_mut().row_mut(y);
         row.copy_within(x + n..right + 1, x);

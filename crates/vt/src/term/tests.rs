@@ -1049,6 +1049,11 @@ fn decsed_and_decsel_spare_protected_cells() {
     // ED ignores protection.
     let t = term(6, 1, "\x1b[1\"qab\x1b[2J");
     assert_eq!(lines(&t), [""]);
+    // A selective erase of the whole screen that finds nothing protected leaves the pen
+    // protecting: what is written next is spared by the next one (xterm's `do_erase_display`
+    // turns its protected mode off there, and erases it; see the README's "Protection").
+    let t = term(6, 1, "\x1b[1\"q\x1b[?0Ju\x1b[?1J");
+    assert_eq!(lines(&t), ["u"]);
 }
 
 #[test]
@@ -2029,6 +2034,21 @@ fn inserting_next_to_a_wide_character_cut_by_the_right_margin_blanks_it() {
     let t = term(6, 1, "\x1b[1;4H字\x1b[?69h\x1b[2;4s\x1b[1;2H\x1b[@");
     let row = t.screen().row(0);
     assert!(row.iter().all(|c| !c.is_wide() && !c.is_spacer()), "{:?}", t.screen().row_text(0));
+}
+
+#[test]
+fn inserting_or_deleting_right_of_a_wide_character_the_left_margin_cuts_keeps_it() {
+    // Only the cells from the cursor to the right margin move: 字 across the left margin
+    // (columns 20-21, margin at 21, 0-based), left of the cursor, stays whole, as in XTerm 379
+    // (the random sweep's text kind, seed 29: insert mode with the cursor left of the margin).
+    let x20 = "x".repeat(20);
+    let t = term(80, 1, &format!("\x1b[4h\x1b[?69h\x1b[22;27s{x20}字|"));
+    assert_eq!(lines(&t), [format!("{x20}字|")]);
+    let t = term(30, 1, &format!("\x1b[?69h\x1b[22;27s{x20}字abc\x1b[1;24H\x1b[P\x1b[@\x1b[1'}}\x1b[1'~"));
+    assert_eq!(lines(&t), [format!("{x20}字a c")]);
+    // With the cursor on the margin, the half there moves: the character is blanked.
+    let t = term(30, 1, &format!("\x1b[?69h\x1b[22;27s{x20}字abc\x1b[1;22H\x1b[@"));
+    assert!(t.screen().row(0).iter().all(|c| !c.is_wide() && !c.is_spacer()), "{:?}", t.screen().row_text(0));
 }
 
 // ---- queries ----
