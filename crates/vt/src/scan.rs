@@ -127,39 +127,42 @@ mod sse2 {
             return 0;
         }
         let mut i = 0;
-        while i + 16 <= src.len() {
+        while i + 16 <= n {
             widen16(dst, src, i, style);
             i += 16;
         }
-        if i < src.len() && src.len() >= 16 {
+        if i < n {
             // The last few bytes: the last sixteen are widened again, overlapping cells just
             // written with the same values (the scalar loop took about five instructions a
             // cell, and the average line ends with eight).
-            widen16(dst, src, src.len() - 16, style);
-            i = src.len();
+            widen16(dst, src, n - 16, style);
         }
-        i
+        n
     }
 
-    /// Widens `src[i..i + 8]` into `dst[i..i + 8]`.
+    /// Writes the four 32-bit lanes of `quad` (a byte each, zero-extended) as four cells of
+    /// style `sty` at `out`: each cell as its two u32 words, content then style, which is
+    /// `Cell`'s `#[repr(C)]` layout on this little-endian target.
+    ///
+    /// # Safety
+    /// `out` points at four cells that may be written. (The unaligned stores have no alignment
+    /// requirement; SSE2 is part of the x86-64 baseline.)
     #[inline(always)]
-    fn widen8(dst: &mut [Cell], src: &[u8], i: usize, style: u32) {
-        assert!(i + 8 <= src.len() && src.len() == dst.len());
-        let word = u64::from_le_bytes(src[i..i + 8].try_into().unwrap());
-        // SAFETY: asserted `i + 8 <= src.len() == dst.len()`: the 8 cells (64 bytes) written
-        // lie inside `dst`; the unaligned stores have no alignment requirement, and SSE2 is
-        // part of x86-64. The layout is `widen16`'s.
-        unsafe {
-            let zero = _mm_setzero_si128();
-            let sty = _mm_set1_epi32(style as i32);
-            let h = _mm_unpacklo_epi8(_mm_cvtsi64_si128(word as i64), zero);
-            let out = dst.as_mut_ptr().add(i) as *mut __m128i;
-            let (lo, hi) = (_mm_unpacklo_epi16(h, zero), _mm_unpackhi_epi16(h, zero));
-            _mm_storeu_si128(out, _mm_unpacklo_epi32(lo, sty));
-            _mm_storeu_si128(out.add(1), _mm_unpackhi_epi32(lo, sty));
-            _mm_storeu_si128(out.add(2), _mm_unpacklo_epi32(hi, sty));
-            _mm_storeu_si128(out.add(3), _mm_unpackhi_epi32(hi, sty));
-        }
+    unsafe fn store4(out: *mut Cell, quad: __m128i, sty: __m128i) {
+        let out = out as *mut __m128i;
+        _mm_storeu_si128(out, _mm_unpacklo_epi32(quad, sty));
+        _mm_storeu_si128(out.add(1), _mm_unpackhi_epi32(quad, sty));
+    }
+
+    /// As [`store4`], for the eight 16-bit lanes of `half` as eight cells.
+    ///
+    /// # Safety
+    /// `out` points at eight cells that may be written.
+    #[inline(always)]
+    unsafe fn store8(out: *mut Cell, half: __m128i, sty: __m128i) {
+        let zero = _mm_setzero_si128();
+        store4(out, _mm_unpacklo_epi16(half, zero), sty);
+        store4(out.add(4), _mm_unpackhi_epi16(half, zero), sty);
     }
 
     /// Widens `src[i..i + 4]` into `dst[i..i + 4]`.
@@ -167,14 +170,23 @@ mod sse2 {
     fn widen4(dst: &mut [Cell], src: &[u8], i: usize, style: u32) {
         assert!(i + 4 <= src.len() && src.len() == dst.len());
         let word = u32::from_le_bytes(src[i..i + 4].try_into().unwrap());
-        // SAFETY: as `widen8`'s, for 4 cells (32 bytes).
+        // SAFETY: asserted `i + 4 <= dst.len()`: the 4 cells written lie inside `dst`.
         unsafe {
             let zero = _mm_setzero_si128();
-            let sty = _mm_set1_epi32(style as i32);
             let quad = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(word as i32), zero), zero);
-            let out = dst.as_mut_ptr().add(i) as *mut __m128i;
-            _mm_storeu_si128(out, _mm_unpacklo_epi32(quad, sty));
-            _mm_storeu_si128(out.add(1), _mm_unpackhi_epi32(quad, sty));
+            store4(dst.as_mut_ptr().add(i), quad, _mm_set1_epi32(style as i32));
+        }
+    }
+
+    /// Widens `src[i..i + 8]` into `dst[i..i + 8]`.
+    #[inline(always)]
+    fn widen8(dst: &mut [Cell], src: &[u8], i: usize, style: u32) {
+        assert!(i + 8 <= src.len() && src.len() == dst.len());
+        let word = u64::from_le_bytes(src[i..i + 8].try_into().unwrap());
+        // SAFETY: asserted `i + 8 <= dst.len()`: the 8 cells written lie inside `dst`.
+        unsafe {
+            let half = _mm_unpacklo_epi8(_mm_cvtsi64_si128(word as i64), _mm_setzero_si128());
+            store8(dst.as_mut_ptr().add(i), half, _mm_set1_epi32(style as i32));
         }
     }
 
@@ -183,24 +195,14 @@ mod sse2 {
     fn widen16(dst: &mut [Cell], src: &[u8], i: usize, style: u32) {
         assert!(i + 16 <= src.len() && src.len() == dst.len());
         // SAFETY: asserted `i + 16 <= src.len() == dst.len()`: the 16 bytes read lie inside
-        // `src` and the 16 cells (128 bytes) written lie inside `dst`. The unaligned load
-        // and stores have no alignment requirement; SSE2 is part of the x86-64 baseline.
-        // Each cell is written as its two u32 words, content (the byte) then style, which
-        // is `Cell`'s `#[repr(C)]` layout on this little-endian target.
+        // `src` (the unaligned load has no alignment requirement) and the 16 cells written
+        // lie inside `dst`.
         unsafe {
-            let zero = _mm_setzero_si128();
-            let sty = _mm_set1_epi32(style as i32);
+            let (zero, sty) = (_mm_setzero_si128(), _mm_set1_epi32(style as i32));
             let chunk = _mm_loadu_si128(src.as_ptr().add(i) as *const __m128i);
-            let halves = [_mm_unpacklo_epi8(chunk, zero), _mm_unpackhi_epi8(chunk, zero)];
-            let out = dst.as_mut_ptr().add(i) as *mut __m128i;
-            let mut k = 0;
-            for h in halves {
-                for quad in [_mm_unpacklo_epi16(h, zero), _mm_unpackhi_epi16(h, zero)] {
-                    _mm_storeu_si128(out.add(k), _mm_unpacklo_epi32(quad, sty));
-                    _mm_storeu_si128(out.add(k + 1), _mm_unpackhi_epi32(quad, sty));
-                    k += 2;
-                }
-            }
+            let out = dst.as_mut_ptr().add(i);
+            store8(out, _mm_unpacklo_epi8(chunk, zero), sty);
+            store8(out.add(8), _mm_unpackhi_epi8(chunk, zero), sty);
         }
     }
 
