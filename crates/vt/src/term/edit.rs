@@ -128,16 +128,16 @@ impl Screen {
         let n = n.min(right + 1 - x);
         let blank = self.blank_cell(y);
         // Only the cells from the cursor to the right margin move: a wide character the left
-        // margin cuts, left of the cursor, stays (as in xterm).
+        // margin cuts, left of the cursor, stays (as in xterm); one the cursor cuts is blanked
+        // here, as at the right margin.
         self.grid_mut().split_wide_at_margins(y, x, right);
-        let (s, _) = self.split_wide_edges(y, x, x);
         let row = self.grid_mut().row_mut(y);
         row.copy_within(x..right + 1 - n, x + n);
         row[x..x + n].fill(blank);
         if row[right].is_wide() {
             row[right] = Cell::blank(row[right].style());
         }
-        self.touch(y, s, right + 1);
+        self.touch(y, x, right + 1);
         self.cursor.pending_wrap = false;
     }
 
