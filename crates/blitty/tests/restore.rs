@@ -96,6 +96,27 @@ fn ctrl_c_stops_the_program_even_when_blitty_was_started_with_sigint_ignored() {
 }
 
 #[test]
+fn a_program_that_never_touched_the_cursor_leaves_the_host_s_cursor_shape_alone() {
+    // xterm takes DECSCUSR 0 for a blinking block: blitty sends it only to undo a shape it
+    // gave the host, at a normal end and after an abort alike.
+    for end in ["exit", "abort"] {
+        let mut host = HostPty::spawn(BLITTY, &["run", "--", "sh", "-c", "echo ready; read x"]);
+        host.wait_for("ready");
+        if end == "exit" {
+            host.send(b"\r");
+            assert_eq!(host.wait_exit().code(), Some(0));
+        } else {
+            std::process::Command::new("kill").args(["-ABRT", &pid_of(&host)]).status().expect("kill");
+            assert_eq!(host.wait_exit().signal(), Some(6));
+        }
+        let (bytes, modes, _) = host.output();
+        assert!(!bytes.windows(3).any(|w| w == b" q\x1b" || w == b"0 q"), "{end}: {}", String::from_utf8_lossy(&bytes));
+        assert!(bytes.windows(8).any(|w| w == b"\x1b[?1049l"), "{end}: the host was given back");
+        assert_eq!(modes.cursor_shape, blitty_vt::CursorShape::Default);
+    }
+}
+
+#[test]
 fn the_host_is_restored_after_sigabrt() {
     let mut host = HostPty::spawn(BLITTY, &["run", "--", "sh", "-c", &format!("{MODES_ON} sleep 30")]);
     let before = host.before.clone();

@@ -895,6 +895,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                 status.as_deref(),
                 &mut frame,
             );
+            if presenter.cursor_touched() {
+                raw.cursor_changed();
+            }
             if copy.active {
                 copy.draw(&mut presenter, c.active().screen(), &mut frame);
                 presenter.invalidate();

@@ -29,6 +29,11 @@ impl RawMode {
     pub fn set_leave(&self, leave: Vec<u8>) {
         self.0.set_leave(leave);
     }
+
+    /// A frame changed the host's cursor shape: a panic or an abort gives it back too.
+    pub fn cursor_changed(&self) {
+        self.0.cursor_changed();
+    }
 }
 
 /// The host terminal opened again for writing frames, non-blocking. Opening it by name gives

@@ -7,7 +7,8 @@
 //! - a panic: the panic hook calls [`restore_all`];
 //! - an abort (allocation failure, a stack overflow, `std::process::abort`): no Rust code above
 //!   the failure can run, so a SIGABRT handler ([`arm_abort_handler`]) writes the prepared bytes
-//!   ([`blitty_present::ansi::RESET_HOST`], a constant) and puts back the prepared termios. It
+//!   ([`blitty_present::ansi::RESET_HOST`], a constant, and [`RESET_CURSOR`] if a frame changed
+//!   the host's cursor shape: [`HostGuard::cursor_changed`]) and puts back the prepared termios. It
 //!   touches only atomics and makes only write(2) and ioctl(2) calls, which are
 //!   async-signal-safe; it runs before the process dies of the signal.
 //!
@@ -23,7 +24,7 @@ use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::Mutex;
 
-use blitty_present::ansi::RESET_HOST;
+use blitty_present::ansi::{RESET_CURSOR, RESET_HOST};
 use rustix::termios::{tcsetattr, OptionalActions, Termios};
 
 /// A terminal's settings as blitty found them, and the file descriptor to put them back on.
@@ -86,6 +87,18 @@ fn restore_devices() {
 /// What the normal end writes to the host instead of RESET_HOST alone (the last frame, the reset,
 /// the program's last screen); a panic or an abort writes RESET_HOST.
 static LEAVE: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+/// Whether a frame changed the host's cursor shape: a panic or an abort then writes
+/// RESET_CURSOR after RESET_HOST (most hosts take it for their own shape, xterm for a blinking
+/// block, so it is not written when nothing changed the shape).
+static CURSOR_CHANGED: AtomicBool = AtomicBool::new(false);
+
+/// RESET_HOST, and RESET_CURSOR if a frame changed the host's cursor shape. Async-signal-safe.
+fn write_reset() {
+    write_all(rustix::stdio::stdout(), RESET_HOST);
+    if CURSOR_CHANGED.load(Ordering::Acquire) {
+        write_all(rustix::stdio::stdout(), RESET_CURSOR);
+    }
+}
 
 fn arm(slot: &AtomicPtr<Saved>, fd: RawFd, termios: Termios) -> *mut Saved {
     // Leaked on purpose: a signal handler may be reading it (see the module's comment).
@@ -133,8 +146,10 @@ pub fn restore_all() {
 /// The host's part of [`restore_all`]: the leave bytes, then the termios.
 fn restore_host() {
     if !HOST.load(Ordering::Acquire).is_null() {
-        let leave = LEAVE.lock().unwrap_or_else(|e| e.into_inner()).take();
-        write_all(rustix::stdio::stdout(), leave.as_deref().unwrap_or(RESET_HOST));
+        match LEAVE.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            Some(leave) => write_all(rustix::stdio::stdout(), &leave),
+            None => write_reset(),
+        }
         restore_slot(&HOST);
     }
 }
@@ -166,7 +181,7 @@ pub fn arm_abort_handler() {
     let action = || {
         if !HOST.load(Ordering::Acquire).is_null() {
             // Not LEAVE: taking its lock here could deadlock with the code that aborted.
-            write_all(rustix::stdio::stdout(), RESET_HOST);
+            write_reset();
             restore_slot(&HOST);
         }
         restore_devices();
@@ -187,6 +202,7 @@ impl HostGuard {
     /// Saves the host's current termios (restored at every end, with RESET_HOST written first).
     pub fn save(termios: Termios) -> HostGuard {
         *LEAVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        CURSOR_CHANGED.store(false, Ordering::Release);
         arm(&HOST, rustix::stdio::stdin().as_raw_fd(), termios);
         HostGuard(())
     }
@@ -194,6 +210,12 @@ impl HostGuard {
     /// What the normal end writes instead of RESET_HOST alone (it must contain it).
     pub fn set_leave(&self, leave: Vec<u8>) {
         *LEAVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(leave);
+    }
+
+    /// A frame changed the host's cursor shape ([`blitty_present::AnsiPresenter::cursor_touched`]):
+    /// a panic or an abort gives the host its own shape back too.
+    pub fn cursor_changed(&self) {
+        CURSOR_CHANGED.store(true, Ordering::Release);
     }
 }
 

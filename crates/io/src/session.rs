@@ -775,6 +775,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                 frame.push(0x07);
             }
             present(&mut presenter, &term, copy.offset(term.screen()), &mut frame);
+            if presenter.cursor_touched() {
+                raw.cursor_changed();
+            }
             if copy.active {
                 copy.draw(&mut presenter, term.screen(), &mut frame);
                 // The marks go with the next frame.

@@ -80,12 +80,22 @@ impl HostModes {
 /// What gives a host terminal back after blitty drew on it: every mode a frame can turn on,
 /// turned off, whatever was sent. SGR reset; normal cursor keys (DECCKM) and numeric keypad
 /// (DECKPNM); normal video (DECSCNM); every mouse tracking mode (9, 1000, 1002, 1003) and
-/// encoding (1005, 1006, 1015, 1016); focus events (1004); bracketed paste (2004); the default
-/// cursor shape (DECSCUSR 0); autowrap on; cursor shown; the main screen (1049). It is a
-/// constant so that it can be written from anywhere, a signal handler included: the restore
-/// after a panic or an abort must not depend on state that may be what broke.
+/// encoding (1005, 1006, 1015, 1016); focus events (1004); bracketed paste (2004); autowrap on;
+/// cursor shown; the main screen (1049). It is a constant so that it can be written from
+/// anywhere, a signal handler included: the restore after a panic or an abort must not depend
+/// on state that may be what broke. The cursor shape is not in it: see [`RESET_CURSOR`].
 pub const RESET_HOST: &[u8] = b"\x1b[0m\x1b[?1l\x1b>\x1b[?5l\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\
-\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l\x1b[?1004l\x1b[?2004l\x1b[0 q\x1b[?7h\x1b[?25h\x1b[?1049l";
+\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l\x1b[?1004l\x1b[?2004l\x1b[?7h\x1b[?25h\x1b[?1049l";
+
+/// Gives the host its own cursor shape back (DECSCUSR 0), written at the end only when blitty
+/// changed the host's shape ([`AnsiPresenter::cursor_touched`]). Most terminals (tmux, kitty,
+/// alacritty, foot, VTE) take 0 for the shape their user configured, but xterm takes it for
+/// DEC's blinking block (`CASE_DECSCUSR`), whatever its `cursorBlink` resource says: sent after
+/// every session, it left an xterm user's steady cursor blinking after any program, one that
+/// never touched the cursor included. xterm has no sequence for "your own shape", so after a
+/// program that changed the shape an xterm is left with a blinking block, as it is when the
+/// program runs in it directly and ends with `CSI 0 SP q`.
+pub const RESET_CURSOR: &[u8] = b"\x1b[0 q";
 
 /// The DEC private mode that turns on mouse tracking `m`.
 fn mouse_mode(m: MouseTracking) -> Option<u32> {
@@ -133,6 +143,8 @@ pub struct AnsiPresenter {
     last_offset: Option<usize>,
     last_alt: bool,
     title: String,
+    /// Whether a frame has changed the host's cursor shape (then the end gives it back).
+    cursor_touched: bool,
     /// The style of blitty's own rows (`overlay`): inverse video unless colours are set.
     overlay_style: Style,
     /// blitty takes the mouse for itself (the scrollback mode): button and motion reports in
@@ -164,6 +176,7 @@ impl AnsiPresenter {
             last_offset: None,
             last_alt: false,
             title: String::new(),
+            cursor_touched: false,
             overlay_style: inverse(),
             mouse_for_blitty: false,
             stats: FrameStats::default(),
@@ -195,9 +208,20 @@ impl AnsiPresenter {
     }
 
     /// Gives the host back: [`RESET_HOST`], whatever the presenter believes the host has on.
+    /// The cursor shape goes back to the host's own only if a frame changed it.
     pub fn leave(&mut self, out: &mut Vec<u8>) {
         self.modes = HostModes::initial();
         out.extend_from_slice(RESET_HOST);
+        if std::mem::take(&mut self.cursor_touched) {
+            out.extend_from_slice(RESET_CURSOR);
+        }
+    }
+
+    /// Whether a frame has changed the host's cursor shape since the start (or the last
+    /// [`AnsiPresenter::leave`]): a restore that cannot ask the presenter (a panic, an abort)
+    /// needs to know whether to write [`RESET_CURSOR`].
+    pub fn cursor_touched(&self) -> bool {
+        self.cursor_touched
     }
 
     /// Writes the frame that makes the host show `view` into `out` (appended). The caller
@@ -485,6 +509,7 @@ impl AnsiPresenter {
                 CursorShape::SteadyBar => 6,
             };
             let _ = write!(out, "\x1b[{n} q");
+            self.cursor_touched = true;
         }
         self.modes = want;
     }

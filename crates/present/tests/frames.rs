@@ -248,3 +248,44 @@ fn blitty_s_own_row_over_a_double_width_row_is_single_width_until_the_next_frame
     assert_eq!(shown(&host, 2), shown(&engine, 2));
     assert_eq!(shown(&host, 2), (blitty_vt::LineSize::DoubleWidth, "double".to_string()));
 }
+
+/// The bytes that give the host back after the program wrote `outputs`, each presented in a
+/// frame of its own.
+fn leave_after(outputs: &[&[u8]]) -> Vec<u8> {
+    let mut engine = Terminal::new(20, 4);
+    let mut p = AnsiPresenter::new(20, 4);
+    let mut out = Vec::new();
+    p.enter(&mut out);
+    for output in outputs {
+        engine.feed(output);
+        p.frame(View::live(engine.screen()), &mut out);
+    }
+    out.clear();
+    p.leave(&mut out);
+    out
+}
+
+#[test]
+fn the_host_s_cursor_shape_is_reset_at_the_end_only_if_a_frame_changed_it() {
+    let reset = blitty_present::ansi::RESET_CURSOR;
+    let has_reset = |b: &[u8]| b.windows(reset.len()).any(|w| w == reset);
+    // xterm takes DECSCUSR 0 for a blinking block: a program that never touched the cursor
+    // must not leave an xterm user's cursor blinking.
+    let untouched = leave_after(&[b"hello\r\n\x1b[?1049h", b"\x1b[?1049l"]);
+    assert!(!has_reset(&untouched), "{}", String::from_utf8_lossy(&untouched));
+    assert!(untouched.starts_with(blitty_present::ansi::RESET_HOST));
+    // Nor one whose changes cancelled out within a frame: the host never saw them.
+    let cancelled = leave_after(&[b"\x1b[6 qbar\x1b[0 q"]);
+    assert!(!has_reset(&cancelled), "{}", String::from_utf8_lossy(&cancelled));
+    // A shape the program set reached the host, so the end gives the host its own back, also
+    // when the program set it back to 0 itself (the host was told 0 already, and is again).
+    let shapes: [&[&[u8]]; 3] = [&[b"\x1b[5 q"], &[b"\x1b[6 qbar", b"\x1b[0 q"], &[b"\x1b[2 q"]];
+    for outputs in shapes {
+        let after = leave_after(outputs);
+        assert!(has_reset(&after), "{outputs:?}: {}", String::from_utf8_lossy(&after));
+        let mut host = Terminal::new(20, 4);
+        host.feed(b"\x1b[4 q");
+        host.feed(&after);
+        assert_eq!(host.screen().modes().cursor_shape, blitty_vt::CursorShape::Default);
+    }
+}
