@@ -24,10 +24,16 @@ For the replies kind (mode changes and the like, then DECRQM, CPR, DSR and DECRQ
 bytes xterm answered (the pty in raw mode, read for a second after the stream) are compared
 with `blitty replay --dump replies`.
 
+With --corpus DIR, each recorded program stream DIR/*.raw (scripts/record-corpus.sh: ls, vim,
+less, htop, dialog, bash, python, ...) is shown whole instead, and the exit status is 1 if any
+screen differs.
+
 Usage: scripts/xterm-sweep.py [--kind controls|text|attrs|replies] [--minimize] SEED COUNT
+       scripts/xterm-sweep.py [--kind text|attrs] --corpus DIR
 """
 
 import argparse
+import glob
 import json
 import os
 import random
@@ -544,18 +550,65 @@ def ddmin(sweep, ops):
     return cut(flat)
 
 
+def compare_corpus(directory, kind):
+    """Each recorded stream (scripts/record-corpus.sh) shown whole in xterm and in blitty
+    replay; returns 1 if any screen differs."""
+    paths = sorted(glob.glob(os.path.join(directory, "*.raw")))
+    if not paths:
+        return f"xterm-sweep: no *.raw streams in {directory}"
+    differ = 0
+    with tempfile.TemporaryDirectory() as work:
+        sweep = Sweep(work, kind)
+        try:
+            for path in paths:
+                name = os.path.basename(path)
+                try:
+                    text = open(path, "rb").read().decode("utf-8")
+                except UnicodeDecodeError as e:
+                    print(f"skip  {name}: not UTF-8 ({e})")
+                    continue
+                if not sweep.differs([text]):
+                    print(f"same  {name}")
+                    continue
+                differ += 1
+                print(f"DIFF  {name}")
+                x, b = sweep.last
+                for k in range(max(len(x or []), len(b))):
+                    xl = x[k] if x and k < len(x) else ""
+                    bl = b[k] if k < len(b) else ""
+                    if xl != bl:
+                        print(f"      row {k + 1}: xterm {xl!r}")
+                        print(f"      row {k + 1}: blitty {bl!r}")
+        finally:
+            sweep.close()
+    print(f"{len(paths) - differ} of {len(paths)} agree")
+    return 1 if differ else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kind", choices=["controls", "text", "attrs", "replies"], default="controls")
+    ap.add_argument("--kind", choices=["controls", "text", "attrs", "replies"],
+                    help="controls unless --corpus, text with it")
     ap.add_argument("--minimize", action="store_true")
-    ap.add_argument("seed", type=int)
-    ap.add_argument("count", type=int)
+    ap.add_argument("--corpus", metavar="DIR",
+                    help="compare each recorded stream DIR/*.raw whole (text, or text and "
+                         "attributes with --kind attrs) instead of random streams")
+    ap.add_argument("seed", type=int, nargs="?")
+    ap.add_argument("count", type=int, nargs="?")
     args = ap.parse_args()
+    if args.corpus is None and (args.seed is None or args.count is None):
+        ap.error("SEED and COUNT are needed unless --corpus is given")
+    if args.kind is None:
+        args.kind = "text" if args.corpus is not None else "controls"
+    if args.corpus is not None and args.kind not in ("text", "attrs"):
+        ap.error("--corpus compares screens: --kind text or attrs")
     for tool in ("xterm", "Xvfb"):
         if shutil.which(tool) is None:
             sys.exit(f"xterm-sweep: {tool} is not installed (scripts/setup.sh)")
     if not os.environ.get("BLITTY"):
         subprocess.run(["cargo", "build", "--release", "-p", "blitty"], cwd=ROOT, check=True, capture_output=True)
+    if args.corpus is not None:
+        sys.exit(compare_corpus(args.corpus, args.kind))
     with tempfile.TemporaryDirectory() as work:
         sweep = Sweep(work, args.kind)
         differ = 0
