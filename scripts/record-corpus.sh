@@ -3,9 +3,10 @@
 # Each program runs in `script` inside a real tmux (80x24, TERM=xterm-256color). When it is
 # idle, tmux's own rendering of the pane and its cursor are saved beside the stream
 # (NAME.tmux.txt): an independent oracle for what the stream should draw.
-# Usage: scripts/record-corpus.sh [OUTDIR]   (needs tmux, script, vim, less, htop, dialog, python3)
+# Usage: scripts/record-corpus.sh [OUTDIR]   (needs tmux, script, vim, less, htop, dialog, python3, man, git, top)
 set -euo pipefail
 out=${1:-corpus}
+root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'tmux -L rec kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -70,4 +71,16 @@ record vimsplit "vim -u NONE -N -c 'syntax on' -c 'set nu' $work/long.txt" "-l '
 record less-sideways "less -S $work/long.txt" "Right" "Right" "Space" "Left"
 record completion "bash --norc -i" "-l 'ls /usr/'" "Tab" "Tab" "-l 'l'" "Tab" "Tab" "C-c" "-l 'printf \"%s\\n\" {1..40}'" "Enter"
 record python "python3 -q" "-l 'for i in range(30): print(i, \"x\"*i)'" "Enter" "Enter" "-l 'print(\"日本語\"*20)'" "Enter" "Up" "Up"
+# Added 2026-11-27 (tests only): man, git's coloured graph and diff through its pager's head,
+# top refreshing, vim's help split, vim editing wide and accented text, less -R over colour,
+# bash echoing a wide line that wraps and SGR from printf. Compared with XTerm 379 too:
+# scripts/xterm-sweep.py --kind attrs --corpus corpus.
+record manls "man ls" "Space" "Space" "-l '/sort'" "Enter" "n"
+record gitlog "git -C $root log --graph --color=always --stat -n 12 | head -100"
+record gitdiff "git -C $root show --color=always 0fee375 | head -120"
+record top "top -d 0.5" "Down" "-l M" "-l c"
+record vimhelp "vim -u NONE -N -c 'help' -c 'only'" "C-f" "C-f" "-l '/window'" "Enter" "-l ':vsplit'" "Enter"
+record vimuni "vim -u NONE -N $work/unicode.txt" "-l 'A extra 日本'" "Escape" "j" "-l 'x'" "G" "-l 'o€ñ漢字😀'" "Escape"
+record lesscolour "ls --color=always -la /usr/bin | less -R" "Space" "G" "g"
+record bashwide "bash --norc -i" "-l 'echo 日本語のテキストと中文字符が一行に長く長く続いてそして折り返す行になりますよ、まだまだ続きます'" "Enter" "-l 'printf \"\\\\e[7mrev\\\\e[m \\\\e[1;31mred\\\\e[m \\\\e[38;5;208morange\\\\e[m\\\\n\"'" "Enter" "C-l"
 echo "recorded into $out:"; ls -la "$out"
