@@ -220,7 +220,8 @@ pub struct Rect {
 /// Draws a screen into its framebuffer, again only where the screen changed.
 pub struct Renderer {
     fonts: Fonts,
-    cache: HashMap<(char, u8), Glyph>,
+    /// Glyphs by (character, face, scale): scale 2 for the halves of double-height rows.
+    cache: HashMap<(char, u8, u8), Glyph>,
     pub fb: Framebuffer,
     cols: usize,
     rows: usize,
@@ -447,7 +448,24 @@ impl Renderer {
         (fg, bg)
     }
 
+    /// Draws a cell: its background, its characters and its lines. Without `glyphs`, the
+    /// characters a font draws are left out (box drawing and blocks, drawn by rule, are not):
+    /// a double-height row draws them afterwards from the font at twice its size.
     fn draw_cell(&mut self, screen: &Screen, x: usize, y: usize, cell: Cell, style: Style, wide: bool) {
+        self.draw_cell_with(screen, x, y, cell, style, wide, true);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn draw_cell_with(
+        &mut self,
+        screen: &Screen,
+        x: usize,
+        y: usize,
+        cell: Cell,
+        style: Style,
+        wide: bool,
+        glyphs: bool,
+    ) {
         let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
         let (px, py) = (x * cw, y * ch);
         let w = if wide { 2 * cw } else { cw };
@@ -456,10 +474,10 @@ impl Renderer {
         }
         let (fg, bg) = Self::colours(screen, &style);
         self.fb.fill(px, py, w, ch, bg);
-        let face = (style.attrs.has(Attrs::BOLD) as u8) | (style.attrs.has(Attrs::ITALIC) as u8) << 1;
+        let face = face_of(&style);
         let draw = |r: &mut Self, c: char| {
-            if c != ' ' && !draw_special(&mut r.fb, c, px, py, cw, ch, fg) {
-                r.draw_glyph(c, face, px, py, w, fg);
+            if c != ' ' && !draw_special(&mut r.fb, c, px, py, cw, ch, fg) && glyphs {
+                r.draw_glyph(c, face, 1, px, py as i32, w, py, fg);
             }
         };
         match cell.char_value() {
@@ -506,35 +524,37 @@ impl Renderer {
         }
     }
 
-    fn draw_glyph(&mut self, c: char, face: u8, px: usize, py: usize, w: usize, fg: u32) {
+    /// Draws `c` from the font at `scale` times its size (1, or 2 for a double-height row),
+    /// centred in the `w` pixels from `px`, its cell's top at `top` (above the row for the
+    /// bottom half of a double-height row), and only on the pixel rows of the row at `clip`.
+    #[allow(clippy::too_many_arguments)]
+    fn draw_glyph(&mut self, c: char, face: u8, scale: u8, px: usize, top: i32, w: usize, clip: usize, fg: u32) {
         let (fonts, cache) = (&mut self.fonts, &mut self.cache);
+        let k = scale as usize;
+        let (size, cell_w, cell_h, baseline) =
+            (fonts.px * k as f32, k * fonts.cell_w, k * fonts.cell_h, k * fonts.baseline);
         // Centred in its cell(s): a wide character in two.
-        let extra = (w as i32 - fonts.cell_w as i32) / 2;
-        let glyph = cache.entry((c, face)).or_insert_with(|| {
+        let extra = (w as i32 - cell_w as i32) / 2;
+        let glyph = cache.entry((c, face, scale)).or_insert_with(|| {
             // A character the face lacks comes from the regular face, then from a fallback font,
             // then it is the regular face's missing-glyph box.
             let mut font = &fonts.faces[face as usize];
             if font.lookup_glyph_index(c) == 0 {
                 font = &fonts.faces[0];
                 if font.lookup_glyph_index(c) == 0 {
-                    if let Some(mut g) = fonts.fallbacks.glyph(c, fonts.px, w, fonts.cell_h, fonts.baseline) {
+                    if let Some(mut g) = fonts.fallbacks.glyph(c, size, w, cell_h, baseline) {
                         g.left -= extra;
                         return g;
                     }
                 }
             }
-            let (m, coverage) = font.rasterize(c, fonts.px);
-            Glyph {
-                w: m.width,
-                h: m.height,
-                left: m.xmin,
-                top: fonts.baseline as i32 - m.height as i32 - m.ymin,
-                coverage,
-            }
+            let (m, coverage) = font.rasterize(c, size);
+            Glyph { w: m.width, h: m.height, left: m.xmin, top: baseline as i32 - m.height as i32 - m.ymin, coverage }
         });
+        let (clip_top, clip_end) = (clip as i32, (clip + self.fonts.cell_h) as i32);
         for gy in 0..glyph.h {
-            let yy = py as i32 + glyph.top + gy as i32;
-            if yy < py as i32 || yy >= (py + self.fonts.cell_h) as i32 {
+            let yy = top + glyph.top + gy as i32;
+            if yy < clip_top || yy >= clip_end {
                 continue;
             }
             for gx in 0..glyph.w {
@@ -601,11 +621,20 @@ impl Renderer {
     /// stretched to twice the width (and for double height, the half of the glyphs the row
     /// shows to twice the height). `block_cursor`: the column of a block cursor on it, drawn in
     /// inverse. The selection's marks are in the row's cells, as on any row.
+    ///
+    /// On a double-height row the characters a font draws are not stretched: they are drawn
+    /// after the stretch from the font at twice its size, the row showing the top or the bottom
+    /// half of each, as xterm draws them with a font of twice the size (a stretched glyph shows
+    /// its pixels doubled). Backgrounds, lines, box drawing and blocks are stretched. A
+    /// double-width row stretches its characters too: a font has no size twice as wide and as
+    /// high as before.
     fn draw_double_row(&mut self, screen: &Screen, y: usize, line: Line, size: LineSize, block_cursor: Option<usize>) {
         let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
         let shown = size.shown_cols(self.cols.min(line.len()));
         let bg = pack(screen.palette().background);
+        let tall = matches!(size, LineSize::DoubleHeightTop | LineSize::DoubleHeightBottom);
         self.fb.fill(0, y * ch, self.fb.width, ch, bg);
+        let mut cells = Vec::new();
         for x in 0..shown.min(line.len()) {
             let cell = line[x];
             // A wide character across the half is not shown whole: its left half alone.
@@ -614,9 +643,27 @@ impl Renderer {
             if block_cursor == Some(x) {
                 style.attrs.set(Attrs::INVERSE, !style.attrs.has(Attrs::INVERSE));
             }
-            self.draw_cell(screen, x, y, cell, style, wide);
+            self.draw_cell_with(screen, x, y, cell, style, wide, !tall);
+            if tall && !cell.is_spacer() {
+                cells.push((x, cell, style, wide));
+            }
         }
         self.fb.stretch_rows(y * ch, ch, shown * cw, size);
+        // The glyphs at twice the size: the cell's top is the row's for the top half, a row
+        // above for the bottom half.
+        let top = (y * ch) as i32 - if size == LineSize::DoubleHeightBottom { ch as i32 } else { 0 };
+        let mut text = String::new();
+        for (x, cell, style, wide) in cells {
+            let (fg, _) = Self::colours(screen, &style);
+            let w = 2 * if wide { 2 * cw } else { cw };
+            text.clear();
+            screen.push_cell_text(cell, &mut text);
+            for c in text.chars() {
+                if c != ' ' && !is_special(c) {
+                    self.draw_glyph(c, face_of(&style), 2, 2 * x * cw, top, w, y * ch, fg);
+                }
+            }
+        }
     }
 }
 
@@ -644,6 +691,16 @@ const BOX: [&str; 128] = [
 ];
 
 /// Draws `c` from rectangles when it is a box-drawing or block character; false otherwise.
+/// Whether [`draw_special`] draws `c` by rule (box drawing and block elements).
+fn is_special(c: char) -> bool {
+    (0x2500..=0x259F).contains(&(c as u32))
+}
+
+/// The font face of a style: regular, bold, italic, bold italic.
+fn face_of(style: &Style) -> u8 {
+    (style.attrs.has(Attrs::BOLD) as u8) | (style.attrs.has(Attrs::ITALIC) as u8) << 1
+}
+
 fn draw_special(fb: &mut Framebuffer, c: char, px: usize, py: usize, cw: usize, ch: usize, fg: u32) -> bool {
     let u = c as u32;
     if (0x2500..=0x257F).contains(&u) {

@@ -233,16 +233,20 @@ fn double_width_and_double_height_rows_are_their_cells_stretched() {
     // The same text on a single row, and on a double-width row and the two halves of a
     // double-height one: each pixel of the double row is the single row's pixel at half its
     // column (and, for double height, at half its row within the top or bottom half). The
-    // cells past the shown half (here "EFGH" of 8 columns) are not shown.
-    let (single, _) = rendered("\x1b[?25lAg\u{2588}D".as_bytes(), 8, 1);
-    let (cw, ch) = single.cell_size();
+    // cells past the shown half (here "EFGH" of 8 columns) are not shown. On a double-height
+    // row only what is not a font's glyph is stretched (backgrounds, underlines, box drawing
+    // and blocks): its letters come from the font at twice the size (the next test).
     let at = |r: &Renderer, x: usize, y: usize| r.fb.pixels[y * r.fb.width + x];
     for (seq, size) in [
         ("\x1b#6", LineSize::DoubleWidth),
         ("\x1b#3", LineSize::DoubleHeightTop),
         ("\x1b#4", LineSize::DoubleHeightBottom),
     ] {
-        for text in [format!("\x1b[?25l{seq}Ag\u{2588}D"), format!("\x1b[?25lAg\u{2588}DEFGH\r{seq}")] {
+        let line =
+            if size == LineSize::DoubleWidth { "Ag\u{2588}D" } else { "\x1b[41;4m \x1b[m\u{2588}\u{2500}\u{253c}" };
+        let (single, _) = rendered(format!("\x1b[?25l{line}").as_bytes(), 8, 1);
+        let (cw, ch) = single.cell_size();
+        for text in [format!("\x1b[?25l{seq}{line}"), format!("\x1b[?25l{line}EFGH\r{seq}")] {
             let (double, t) = rendered(text.as_bytes(), 8, 1);
             assert_eq!(t.screen().line_size(0), size);
             for y in 0..ch {
@@ -256,6 +260,44 @@ fn double_width_and_double_height_rows_are_their_cells_stretched() {
                 }
             }
         }
+    }
+}
+
+/// The pixels that differ from the first one (the background) in the `w` x `h` pixels at the
+/// top left, cut to the smallest box that holds them all.
+fn ink(r: &Renderer, w: usize, h: usize) -> Vec<Vec<u32>> {
+    let bg = r.fb.pixels[0];
+    let rows: Vec<Vec<u32>> = (0..h).map(|y| r.fb.pixels[y * r.fb.width..y * r.fb.width + w].to_vec()).collect();
+    let inked = |p: &u32| *p != bg;
+    let ys: Vec<usize> = (0..h).filter(|&y| rows[y].iter().any(inked)).collect();
+    let xs: Vec<usize> = (0..w).filter(|&x| rows.iter().any(|row| inked(&row[x]))).collect();
+    let (Some(&y0), Some(&y1), Some(&x0), Some(&x1)) = (ys.first(), ys.last(), xs.first(), xs.last()) else {
+        return Vec::new();
+    };
+    rows[y0..=y1].iter().map(|row| row[x0..=x1].to_vec()).collect()
+}
+
+#[test]
+fn double_height_letters_come_from_the_font_at_twice_the_size() {
+    // The top and bottom halves of a double-height row, one above the other, show each letter
+    // as the font draws it at twice the size (here: the same font at scale 2), not its
+    // single-size pixels doubled; bold and a wide character too. (The box compared is the
+    // letter's ink: the font's cell at twice the size is 19 pixels wide, twice the cell 20.)
+    for text in ["A", "g", "\x1b[1mB", "\u{5b57}"] {
+        let (double, _) = rendered(format!("\x1b[?25l\x1b#3{text}\r\n\x1b#4{text}").as_bytes(), 8, 2);
+        let (cw, ch) = double.cell_size();
+        let mut t = Terminal::new(4, 1);
+        t.feed(format!("\x1b[?25l{text}").as_bytes());
+        let mut big = Renderer::new(Fonts::find("DejaVu Sans Mono", 12.0, 2.0).unwrap(), 4, 1);
+        big.render(t.screen());
+        let (bw, bh) = big.cell_size();
+        let width = 2 * 2 * cw.max(bw);
+        let got = ink(&double, width.min(double.fb.width), 2 * ch);
+        let want = ink(&big, width.min(big.fb.width), bh);
+        assert!(!want.is_empty(), "{text:?}");
+        assert!(got == want, "{text:?}: the double-height letter is not the font's at twice the size: cells {cw}x{ch} and {bw}x{bh}, ink {}x{} and {}x{}", got.first().map_or(0, Vec::len), got.len(), want.first().map_or(0, Vec::len), want.len());
+        // And not a stretch: a stretched row repeats every pixel column.
+        assert!(got.iter().any(|row| row.chunks(2).any(|p| p.len() == 2 && p[0] != p[1])), "{text:?}");
     }
 }
 
