@@ -626,8 +626,8 @@ impl Renderer {
     /// after the stretch from the font at twice its size, the row showing the top or the bottom
     /// half of each, as xterm draws them with a font of twice the size (a stretched glyph shows
     /// its pixels doubled). Backgrounds, lines, box drawing and blocks are stretched. A
-    /// double-width row stretches its characters too: a font has no size twice as wide and as
-    /// high as before.
+    /// double-width row stretches its characters too (xterm scales its font in width alone;
+    /// fontdue scales both ways at once).
     fn draw_double_row(&mut self, screen: &Screen, y: usize, line: Line, size: LineSize, block_cursor: Option<usize>) {
         let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
         let shown = size.shown_cols(self.cols.min(line.len()));
