@@ -113,6 +113,36 @@ impl Fallbacks {
     }
 }
 
+/// `c` from `font` at `em` pixels per em, twice as wide as it is high (a double-width row's
+/// letters, as xterm scales its font in width alone), placed from the pen on the baseline
+/// `baseline` pixels from the cell's top; None if the font lacks it.
+pub(crate) fn draw_wide(font: &FontVec, c: char, em: f32, baseline: usize) -> Option<Glyph> {
+    let id = font.glyph_id(c);
+    if id.0 == 0 {
+        return None;
+    }
+    let per_em = font.height_unscaled() / font.units_per_em()?;
+    let outline = font.outline_glyph(id.with_scale(PxScale { x: 2.0 * em * per_em, y: em * per_em }))?;
+    let b = outline.px_bounds();
+    let (gw, gh) = (b.width() as usize, b.height() as usize);
+    let mut coverage = vec![0u8; gw * gh];
+    outline.draw(|x, y, a| {
+        if let Some(p) = coverage.get_mut(y as usize * gw + x as usize).filter(|_| (x as usize) < gw) {
+            *p = (a.clamp(0.0, 1.0) * 255.0).round() as u8;
+        }
+    });
+    Some(Glyph { w: gw, h: gh, left: b.min.x as i32, top: baseline as i32 + b.min.y as i32, coverage })
+}
+
+/// `glyph` twice as wide, each column doubled (a fallback font's glyph on a double-width row).
+pub(crate) fn widened(glyph: &Glyph) -> Glyph {
+    let coverage = (0..glyph.h)
+        .flat_map(|y| (0..2 * glyph.w).map(move |x| (x, y)))
+        .map(|(x, y)| glyph.coverage[y * glyph.w + x / 2])
+        .collect();
+    Glyph { w: 2 * glyph.w, h: glyph.h, left: 2 * glyph.left, top: glyph.top, coverage }
+}
+
 /// `c` from `font` at `em` pixels per em, shrunk to fit `w` x `h`.
 fn draw(font: &FontVec, c: char, em: f32, w: usize, h: usize, baseline: usize) -> Option<Glyph> {
     let id = font.glyph_id(c);

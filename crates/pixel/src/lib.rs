@@ -23,6 +23,15 @@ use std::path::{Path, PathBuf};
 mod fallback;
 use fallback::{Fallbacks, Glyph};
 
+/// How a glyph is scaled from the font's size: as it is, twice (a double-height row), twice
+/// as wide alone (a double-width row).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Scale {
+    One,
+    Twice,
+    Wide,
+}
+
 use blitty_vt::{Attrs, Cell, Color, CursorShape, Line, LineSize, Rgb, Screen, Style, Underline};
 
 /// A font's four faces at one size, and the cell they give.
@@ -35,6 +44,9 @@ pub struct Fonts {
     baseline: usize,
     pub files: Vec<PathBuf>,
     fallbacks: Fallbacks,
+    /// The faces read again with ab_glyph, which scales in width alone (fontdue cannot): read
+    /// at the first double-width row (None: not yet; Some(None): unreadable).
+    wide_faces: Vec<Option<Option<ab_glyph::FontVec>>>,
     /// The font asked for is not on the machine, and what is used instead (for the caller to
     /// tell the user).
     pub substituted: Option<String>,
@@ -111,7 +123,8 @@ impl Fonts {
         let cell_h = (line.ascent - line.descent + line.line_gap).ceil().max(1.0) as usize;
         let baseline = (line.ascent + line.line_gap / 2.0).round().max(1.0) as usize;
         let fallbacks = Fallbacks::new(name, files.clone());
-        Ok(Fonts { faces, px, cell_w, cell_h, baseline, files, fallbacks, substituted })
+        let wide_faces = (0..files.len()).map(|_| None).collect();
+        Ok(Fonts { faces, px, cell_w, cell_h, baseline, files, fallbacks, wide_faces, substituted })
     }
 }
 
@@ -220,8 +233,8 @@ pub struct Rect {
 /// Draws a screen into its framebuffer, again only where the screen changed.
 pub struct Renderer {
     fonts: Fonts,
-    /// Glyphs by (character, face, scale): scale 2 for the halves of double-height rows.
-    cache: HashMap<(char, u8, u8), Glyph>,
+    /// Glyphs by (character, face, scale).
+    cache: HashMap<(char, u8, Scale), Glyph>,
     pub fb: Framebuffer,
     cols: usize,
     rows: usize,
@@ -477,7 +490,7 @@ impl Renderer {
         let face = face_of(&style);
         let draw = |r: &mut Self, c: char| {
             if c != ' ' && !draw_special(&mut r.fb, c, px, py, cw, ch, fg) && glyphs {
-                r.draw_glyph(c, face, 1, px, py as i32, w, py, fg);
+                r.draw_glyph(c, face, Scale::One, px, py as i32, w, py, fg);
             }
         };
         match cell.char_value() {
@@ -524,29 +537,51 @@ impl Renderer {
         }
     }
 
-    /// Draws `c` from the font at `scale` times its size (1, or 2 for a double-height row),
-    /// centred in the `w` pixels from `px`, its cell's top at `top` (above the row for the
-    /// bottom half of a double-height row), and only on the pixel rows of the row at `clip`.
+    /// Draws `c` from the font at `scale` (a double-height row's twice, a double-width row's
+    /// twice as wide), centred in the `w` pixels from `px`, its cell's top at `top` (above the
+    /// row for the bottom half of a double-height row), and only on the pixel rows of the row
+    /// at `clip`.
     #[allow(clippy::too_many_arguments)]
-    fn draw_glyph(&mut self, c: char, face: u8, scale: u8, px: usize, top: i32, w: usize, clip: usize, fg: u32) {
+    fn draw_glyph(&mut self, c: char, face: u8, scale: Scale, px: usize, top: i32, w: usize, clip: usize, fg: u32) {
         let (fonts, cache) = (&mut self.fonts, &mut self.cache);
-        let k = scale as usize;
+        let (kx, ky) = match scale {
+            Scale::One => (1, 1),
+            Scale::Twice => (2, 2),
+            Scale::Wide => (2, 1),
+        };
         let (size, cell_w, cell_h, baseline) =
-            (fonts.px * k as f32, k * fonts.cell_w, k * fonts.cell_h, k * fonts.baseline);
+            (fonts.px * ky as f32, kx * fonts.cell_w, ky * fonts.cell_h, ky * fonts.baseline);
         // Centred in its cell(s): a wide character in two.
         let extra = (w as i32 - cell_w as i32) / 2;
         let glyph = cache.entry((c, face, scale)).or_insert_with(|| {
             // A character the face lacks comes from the regular face, then from a fallback font,
             // then it is the regular face's missing-glyph box.
-            let mut font = &fonts.faces[face as usize];
-            if font.lookup_glyph_index(c) == 0 {
-                font = &fonts.faces[0];
-                if font.lookup_glyph_index(c) == 0 {
-                    if let Some(mut g) = fonts.fallbacks.glyph(c, size, w, cell_h, baseline) {
+            let mut face = face as usize;
+            if fonts.faces[face].lookup_glyph_index(c) == 0 {
+                face = 0;
+                if fonts.faces[0].lookup_glyph_index(c) == 0 {
+                    let fit = if scale == Scale::Wide { w / 2 } else { w };
+                    if let Some(mut g) = fonts.fallbacks.glyph(c, size, fit, cell_h, baseline) {
+                        if scale == Scale::Wide {
+                            g = fallback::widened(&g);
+                        }
                         g.left -= extra;
                         return g;
                     }
                 }
+            }
+            let font = &fonts.faces[face];
+            if scale == Scale::Wide {
+                let file = &fonts.files[face];
+                let wide = fonts.wide_faces[face]
+                    .get_or_insert_with(|| ab_glyph::FontVec::try_from_vec(std::fs::read(file).ok()?).ok());
+                if let Some(g) = wide.as_ref().and_then(|f| fallback::draw_wide(f, c, size, baseline)) {
+                    return g;
+                }
+                // Unreadable by ab_glyph (or a glyph without an outline): its pixels doubled.
+                let (m, coverage) = font.rasterize(c, size);
+                let top = baseline as i32 - m.height as i32 - m.ymin;
+                return fallback::widened(&Glyph { w: m.width, h: m.height, left: m.xmin, top, coverage });
             }
             let (m, coverage) = font.rasterize(c, size);
             Glyph { w: m.width, h: m.height, left: m.xmin, top: baseline as i32 - m.height as i32 - m.ymin, coverage }
@@ -622,17 +657,18 @@ impl Renderer {
     /// shows to twice the height). `block_cursor`: the column of a block cursor on it, drawn in
     /// inverse. The selection's marks are in the row's cells, as on any row.
     ///
-    /// On a double-height row the characters a font draws are not stretched: they are drawn
-    /// after the stretch from the font at twice its size, the row showing the top or the bottom
-    /// half of each, as xterm draws them with a font of twice the size (a stretched glyph shows
-    /// its pixels doubled). Backgrounds, lines, box drawing and blocks are stretched. A
-    /// double-width row stretches its characters too (xterm scales its font in width alone;
-    /// fontdue scales both ways at once).
+    /// The characters a font draws are not stretched (a stretched glyph shows its pixels
+    /// doubled): they are drawn after the stretch from the font at twice its size, a
+    /// double-height row showing the top or the bottom half of each, or, on a double-width row,
+    /// from the font scaled in width alone, as xterm draws them (with Xft, a font of twice the
+    /// size, or one with a matrix that doubles its width). Backgrounds, lines, box drawing and
+    /// blocks are stretched: drawn by rule, they are the same either way. A fallback font's
+    /// glyph on a double-width row has its pixels doubled.
     fn draw_double_row(&mut self, screen: &Screen, y: usize, line: Line, size: LineSize, block_cursor: Option<usize>) {
         let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
         let shown = size.shown_cols(self.cols.min(line.len()));
         let bg = pack(screen.palette().background);
-        let tall = matches!(size, LineSize::DoubleHeightTop | LineSize::DoubleHeightBottom);
+        let scale = if size == LineSize::DoubleWidth { Scale::Wide } else { Scale::Twice };
         self.fb.fill(0, y * ch, self.fb.width, ch, bg);
         let mut cells = Vec::new();
         for x in 0..shown.min(line.len()) {
@@ -643,14 +679,14 @@ impl Renderer {
             if block_cursor == Some(x) {
                 style.attrs.set(Attrs::INVERSE, !style.attrs.has(Attrs::INVERSE));
             }
-            self.draw_cell_with(screen, x, y, cell, style, wide, !tall);
-            if tall && !cell.is_spacer() {
+            self.draw_cell_with(screen, x, y, cell, style, wide, false);
+            if !cell.is_spacer() {
                 cells.push((x, cell, style, wide));
             }
         }
         self.fb.stretch_rows(y * ch, ch, shown * cw, size);
-        // The glyphs at twice the size: the cell's top is the row's for the top half, a row
-        // above for the bottom half.
+        // The glyphs at their scale: the cell's top is the row's, or a row above for the bottom
+        // half of a double-height row.
         let top = (y * ch) as i32 - if size == LineSize::DoubleHeightBottom { ch as i32 } else { 0 };
         let mut text = String::new();
         for (x, cell, style, wide) in cells {
@@ -660,7 +696,7 @@ impl Renderer {
             screen.push_cell_text(cell, &mut text);
             for c in text.chars() {
                 if c != ' ' && !is_special(c) {
-                    self.draw_glyph(c, face_of(&style), 2, 2 * x * cw, top, w, y * ch, fg);
+                    self.draw_glyph(c, face_of(&style), scale, 2 * x * cw, top, w, y * ch, fg);
                 }
             }
         }

@@ -233,17 +233,16 @@ fn double_width_and_double_height_rows_are_their_cells_stretched() {
     // The same text on a single row, and on a double-width row and the two halves of a
     // double-height one: each pixel of the double row is the single row's pixel at half its
     // column (and, for double height, at half its row within the top or bottom half). The
-    // cells past the shown half (here "EFGH" of 8 columns) are not shown. On a double-height
-    // row only what is not a font's glyph is stretched (backgrounds, underlines, box drawing
-    // and blocks): its letters come from the font at twice the size (the next test).
+    // cells past the shown half (here "EFGH" of 8 columns) are not shown. Only what is not a
+    // font's glyph is stretched (backgrounds, underlines, box drawing and blocks): the letters
+    // come from the font at twice the size or twice the width (the next tests).
     let at = |r: &Renderer, x: usize, y: usize| r.fb.pixels[y * r.fb.width + x];
     for (seq, size) in [
         ("\x1b#6", LineSize::DoubleWidth),
         ("\x1b#3", LineSize::DoubleHeightTop),
         ("\x1b#4", LineSize::DoubleHeightBottom),
     ] {
-        let line =
-            if size == LineSize::DoubleWidth { "Ag\u{2588}D" } else { "\x1b[41;4m \x1b[m\u{2588}\u{2500}\u{253c}" };
+        let line = "\x1b[41;4m \x1b[m\u{2588}\u{2500}\u{253c}";
         let (single, _) = rendered(format!("\x1b[?25l{line}").as_bytes(), 8, 1);
         let (cw, ch) = single.cell_size();
         for text in [format!("\x1b[?25l{seq}{line}"), format!("\x1b[?25l{line}EFGH\r{seq}")] {
@@ -302,17 +301,44 @@ fn double_height_letters_come_from_the_font_at_twice_the_size() {
 }
 
 #[test]
+fn double_width_letters_come_from_the_font_twice_as_wide() {
+    // A letter on a double-width row is as high as on a single row and twice as wide, and not
+    // its single pixels doubled; bold too. A fallback font's wide character keeps its size
+    // (its pixels are doubled).
+    for (text, from_the_font) in [("A", true), ("g", true), ("\x1b[1mB", true), ("\u{5b57}", false)] {
+        let (single, _) = rendered(format!("\x1b[?25l{text}").as_bytes(), 8, 1);
+        let (double, _) = rendered(format!("\x1b[?25l\x1b#6{text}").as_bytes(), 8, 1);
+        let (cw, ch) = single.cell_size();
+        let (one, two) = (ink(&single, 2 * cw, ch), ink(&double, 4 * cw, ch));
+        let (w1, w2) = (one[0].len(), two[0].len());
+        assert!(two.len().abs_diff(one.len()) <= 1, "{text:?}: {} pixels high against {}", two.len(), one.len());
+        assert!(w2.abs_diff(2 * w1) <= 2, "{text:?}: {w2} pixels wide against {w1}");
+        if from_the_font {
+            let doubled = two.iter().all(|row| row.chunks(2).all(|p| p.len() < 2 || p[0] == p[1]));
+            assert!(!doubled, "{text:?}: its single pixels doubled");
+        }
+    }
+}
+
+#[test]
 fn a_block_cursor_on_a_double_width_row_is_its_cell_stretched_in_inverse() {
-    // The cursor on the 'g' (column 1): the single row's inverse cell, stretched.
-    let (single, _) = rendered(b"Ag\x1b[1;2H", 8, 1);
-    let (double, _) = rendered(b"\x1b#6Ag\x1b[1;2H", 8, 1);
+    // The cursor on a blank (column 1): the single row's inverse cell, stretched. On a letter,
+    // the letter is drawn in the background's colour over the cursor's.
+    let (single, _) = rendered(b"A \x1b[1;2H", 8, 1);
+    let (double, _) = rendered(b"\x1b#6A \x1b[1;2H", 8, 1);
     let (cw, ch) = single.cell_size();
     let at = |r: &Renderer, x: usize, y: usize| r.fb.pixels[y * r.fb.width + x];
     for y in 0..ch {
-        for x in 0..4 * cw {
+        for x in 2 * cw..4 * cw {
             assert_eq!(at(&double, x, y), at(&single, x / 2, y), "pixel ({x}, {y})");
         }
     }
+    let (on_letter, _) = rendered(b"\x1b#6Ag\x1b[1;2H", 8, 1);
+    let (bg, fg) = (at(&single, 0, 0), at(&single, cw, 0));
+    assert_ne!(bg, fg);
+    let cell: Vec<u32> =
+        (0..ch).flat_map(|y| (2 * cw..4 * cw).map(move |x| (x, y))).map(|(x, y)| at(&on_letter, x, y)).collect();
+    assert!(cell.contains(&fg) && cell.contains(&bg), "the cursor's cell holds the letter in inverse");
 }
 
 #[test]
