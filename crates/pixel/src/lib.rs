@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 mod fallback;
 use fallback::{Fallbacks, Glyph};
 
+use blitty_vt::{Attrs, Cell, Color, CursorShape, Line, LineSize, Rgb, Screen, Style, Underline};
+
 /// How a glyph is scaled from the font's size: as it is, twice (a double-height row), twice
 /// as wide alone (a double-width row).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,8 +33,6 @@ enum Scale {
     Twice,
     Wide,
 }
-
-use blitty_vt::{Attrs, Cell, Color, CursorShape, Line, LineSize, Rgb, Screen, Style, Underline};
 
 /// A font's four faces at one size, and the cell they give.
 pub struct Fonts {
@@ -463,7 +463,7 @@ impl Renderer {
 
     /// Draws a cell: its background, its characters and its lines. Without `glyphs`, the
     /// characters a font draws are left out (box drawing and blocks, drawn by rule, are not):
-    /// a double-height row draws them afterwards from the font at twice its size.
+    /// a double-size row draws them after its stretch, from the font at its scale.
     fn draw_cell(&mut self, screen: &Screen, x: usize, y: usize, cell: Cell, style: Style, wide: bool) {
         self.draw_cell_with(screen, x, y, cell, style, wide, true);
     }
