@@ -312,7 +312,9 @@ CLEAR = {"22": ["bold", "faint"], "23": ["italic"], "24": ["under", "dunder"], "
          "28": ["invisible"], "29": ["strike"]}
 
 
-def apply_sgr(pen, arg):
+def apply_sgr(pen, arg, one_underline=False):
+    """`one_underline`: the text is blitty's dump, whose underline is one style (SGR 4 and 21
+    each replace the other), where xterm's SGR 4 and 21 are two flags."""
     params = [q.split(":") for q in arg.split(";")]
     i = 0
     while i < len(params):
@@ -327,6 +329,9 @@ def apply_sgr(pen, arg):
                 pen["dunder"] = 1
             elif p[1] != "0":
                 pen["under"] = 1
+        elif one_underline and c in ("4", "21"):
+            pen.pop("dunder" if c == "4" else "under", None)
+            pen[FLAGS[c]] = 1
         elif c in FLAGS:
             pen[FLAGS[c]] = 1
         elif c in CLEAR:
@@ -346,14 +351,14 @@ def apply_sgr(pen, arg):
         i += 1
 
 
-def styled_rows(t):
-    """Text with SGR (xterm's print with printAttributes 2, or `blitty replay --dump styled`):
-    per row, its characters other than spaces, each with the attributes it has and whether an
-    SGR came right before it."""
+def styled_rows(t, one_underline=False):
+    """Text with SGR (xterm's print with printAttributes 2, or `blitty replay --dump styled`
+    with `one_underline`): per row, its characters other than spaces, each with the attributes
+    it has and whether an SGR came right before it."""
     rows, row, pen, fresh = [], [], {}, False
     for ch, sgr_arg in pieces(t):
         if sgr_arg is not None:
-            apply_sgr(pen, sgr_arg)
+            apply_sgr(pen, sgr_arg, one_underline)
             fresh = True
         elif ch is None:
             continue
@@ -517,7 +522,7 @@ class Sweep:
         styled = subprocess.run([BLITTY, "replay", stream, "--size", "80x24", "--dump", "styled"],
                                 capture_output=True, check=True).stdout.decode("utf-8", "replace")
         xa = styled_rows(x)
-        ba = styled_rows("\n".join(line for line in styled.split("\n") if not line.startswith("cursor:")))
+        ba = styled_rows("\n".join(line for line in styled.split("\n") if not line.startswith("cursor:")), True)
         if len(xa) == len(ba) and all(same_attrs(x, y) for x, y in zip(xa, ba)):
             return False
         # Where they differ, as rows of "character:attributes".
