@@ -42,7 +42,7 @@ fn replay_dump_styled_prints_each_row_with_its_sgr() {
     // background colour kept, a plain one at the end dropped; a double-width row's size first.
     assert_eq!(
         out,
-        "a\x1b[1;31mb\x1b[0;7;48;5;200m字\x1b[0m \x1b[44m \x1b[49m\n\x1b#6\x1b[38;2;1;2;3mwide\x1b[39m\n\x1b[4:3;38;2;1;2;3mx\x1b[0m\n\ncursor: 2 1\n"
+        "a\x1b[1;31mb\x1b[0;7;48;5;200m字\x1b[0m \x1b[44m \x1b[49m\n\x1b#6\x1b[38;2;1;2;3mwide\x1b[39m\n\x1b[4;4:3;38;2;1;2;3mx\x1b[0m\n\ncursor: 2 1\n"
     );
 }
 

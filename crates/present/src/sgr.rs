@@ -73,16 +73,24 @@ pub fn transition(out: &mut Vec<u8>, from: &Style, to: &Style) {
             num(out, b';', code);
         }
     }
-    let u = ta.underline();
-    if u != base.attrs.underline() {
-        let _ = match u {
-            Underline::None => write!(out, ";24"),
-            Underline::Single => write!(out, ";4"),
-            Underline::Double => write!(out, ";4:2"),
-            Underline::Curly => write!(out, ";4:3"),
-            Underline::Dotted => write!(out, ";4:4"),
-            Underline::Dashed => write!(out, ";4:5"),
-        };
+    // The underline in the forms every host reads: xterm (379 to 410) ignores an SGR 4 with a
+    // sub-parameter altogether and keeps single (4) and double (21) as two flags, so double is
+    // 21 (as in ECMA-48, read by tmux, VTE, kitty and alacritty too), the other styles are 4
+    // then 4:n (a single underline in xterm, the style where it is known), and a change from one
+    // underline to another ends the old one first (24).
+    let (u, was) = (ta.underline(), base.attrs.underline());
+    if u != was {
+        if was != Underline::None {
+            out.extend_from_slice(b";24");
+        }
+        out.extend_from_slice(match u {
+            Underline::None => b"",
+            Underline::Single => b";4",
+            Underline::Double => b";21",
+            Underline::Curly => b";4;4:3",
+            Underline::Dotted => b";4;4:4",
+            Underline::Dashed => b";4;4:5",
+        });
     }
     if to.fg != base.fg {
         color(out, to.fg, 30, 90, 38);
@@ -155,6 +163,66 @@ mod tests {
                 let s = t.screen();
                 let row = s.row(0);
                 assert_eq!(row.style(row[0]), *to, "from {from:?}");
+            }
+        }
+    }
+
+    /// The underline an xterm (379 to 410) shows after `bytes`: its single (4) and double (21)
+    /// flags, with an SGR parameter that has sub-parameters ignored, as its `CASE_SGR` does.
+    fn xterm_underline(bytes: &[u8]) -> (bool, bool) {
+        let (mut single, mut double) = (false, false);
+        let text = String::from_utf8_lossy(bytes);
+        for seq in text.split("\x1b[").skip(1) {
+            let params = seq.split('m').next().unwrap_or("");
+            for p in params.split(';') {
+                match p {
+                    "" | "0" => (single, double) = (false, false),
+                    "4" => single = true,
+                    "21" => double = true,
+                    "24" => (single, double) = (false, false),
+                    _ => {}
+                }
+            }
+        }
+        (single, double)
+    }
+
+    #[test]
+    fn every_underline_change_reaches_xterm_and_the_engine() {
+        // From each underline style (with bold, so that some changes do not reset) to each:
+        // blitty's engine gets the style, and xterm, which ignores 4:n and keeps 4 and 21 as
+        // two flags, a single underline for each style but double, a double one for double.
+        let all = [
+            Underline::None,
+            Underline::Single,
+            Underline::Double,
+            Underline::Curly,
+            Underline::Dotted,
+            Underline::Dashed,
+        ];
+        let style = |u: Underline| {
+            let mut s = Style::default();
+            s.attrs.set(Attrs::BOLD, true);
+            s.attrs.set_underline(u);
+            s
+        };
+        for from in all {
+            for to in all {
+                let mut bytes = Vec::new();
+                transition(&mut bytes, &Style::default(), &style(from));
+                transition(&mut bytes, &style(from), &style(to));
+                let shown = match to {
+                    Underline::None => (false, false),
+                    Underline::Double => (false, true),
+                    _ => (true, false),
+                };
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                assert_eq!(xterm_underline(&bytes), shown, "{from:?} -> {to:?}: {text:?}");
+                let mut t = blitty_vt::Terminal::new(4, 1);
+                bytes.push(b'x');
+                t.feed(&bytes);
+                let row = t.screen().row(0);
+                assert_eq!(row.style(row[0]).attrs.underline(), to, "{from:?} -> {to:?}: {text:?}");
             }
         }
     }
