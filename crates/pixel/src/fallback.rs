@@ -124,6 +124,13 @@ pub(crate) fn draw_wide(font: &FontVec, c: char, em: f32, baseline: usize) -> Op
     let per_em = font.height_unscaled() / font.units_per_em()?;
     let outline = font.outline_glyph(id.with_scale(PxScale { x: 2.0 * em * per_em, y: em * per_em }))?;
     let b = outline.px_bounds();
+    let (gw, gh, coverage) = coverage(&outline);
+    Some(Glyph { w: gw, h: gh, left: b.min.x as i32, top: baseline as i32 + b.min.y as i32, coverage })
+}
+
+/// An outline's coverage bitmap: its width, height and one byte a pixel.
+fn coverage(outline: &ab_glyph::OutlinedGlyph) -> (usize, usize, Vec<u8>) {
+    let b = outline.px_bounds();
     let (gw, gh) = (b.width() as usize, b.height() as usize);
     let mut coverage = vec![0u8; gw * gh];
     outline.draw(|x, y, a| {
@@ -131,7 +138,7 @@ pub(crate) fn draw_wide(font: &FontVec, c: char, em: f32, baseline: usize) -> Op
             *p = (a.clamp(0.0, 1.0) * 255.0).round() as u8;
         }
     });
-    Some(Glyph { w: gw, h: gh, left: b.min.x as i32, top: baseline as i32 + b.min.y as i32, coverage })
+    (gw, gh, coverage)
 }
 
 /// `glyph` twice as wide, each column doubled (a fallback font's glyph on a double-width row).
@@ -159,13 +166,7 @@ fn draw(font: &FontVec, c: char, em: f32, w: usize, h: usize, baseline: usize) -
         outline = font.outline_glyph(id.with_scale(PxScale::from(scale)))?;
     }
     let b = outline.px_bounds();
-    let (gw, gh) = (b.width() as usize, b.height() as usize);
-    let mut coverage = vec![0u8; gw * gh];
-    outline.draw(|x, y, a| {
-        if let Some(p) = coverage.get_mut(y as usize * gw + x as usize).filter(|_| (x as usize) < gw) {
-            *p = (a.clamp(0.0, 1.0) * 255.0).round() as u8;
-        }
-    });
+    let (gw, gh, coverage) = coverage(&outline);
     let top = (baseline as i32 + b.min.y as i32).clamp(0, (h as i32 - gh as i32).max(0));
     Some(Glyph { w: gw, h: gh, left: (w as i32 - gw as i32) / 2, top, coverage })
 }

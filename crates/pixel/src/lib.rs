@@ -570,7 +570,6 @@ impl Renderer {
                     }
                 }
             }
-            let font = &fonts.faces[face];
             if scale == Scale::Wide {
                 let file = &fonts.files[face];
                 let wide = fonts.wide_faces[face]
@@ -578,13 +577,22 @@ impl Renderer {
                 if let Some(g) = wide.as_ref().and_then(|f| fallback::draw_wide(f, c, size, baseline)) {
                     return g;
                 }
-                // Unreadable by ab_glyph (or a glyph without an outline): its pixels doubled.
-                let (m, coverage) = font.rasterize(c, size);
-                let top = baseline as i32 - m.height as i32 - m.ymin;
-                return fallback::widened(&Glyph { w: m.width, h: m.height, left: m.xmin, top, coverage });
             }
-            let (m, coverage) = font.rasterize(c, size);
-            Glyph { w: m.width, h: m.height, left: m.xmin, top: baseline as i32 - m.height as i32 - m.ymin, coverage }
+            let (m, coverage) = fonts.faces[face].rasterize(c, size);
+            let g = Glyph {
+                w: m.width,
+                h: m.height,
+                left: m.xmin,
+                top: baseline as i32 - m.height as i32 - m.ymin,
+                coverage,
+            };
+            // On a double-width row, a face ab_glyph cannot read (or a glyph without an
+            // outline): its pixels doubled.
+            if scale == Scale::Wide {
+                fallback::widened(&g)
+            } else {
+                g
+            }
         });
         let (clip_top, clip_end) = (clip as i32, (clip + self.fonts.cell_h) as i32);
         for gy in 0..glyph.h {
@@ -726,7 +734,6 @@ const BOX: [&str; 128] = [
     "1200", "0012", "2100", "0021", // 257C-257F
 ];
 
-/// Draws `c` from rectangles when it is a box-drawing or block character; false otherwise.
 /// Whether [`draw_special`] draws `c` by rule (box drawing and block elements).
 fn is_special(c: char) -> bool {
     (0x2500..=0x259F).contains(&(c as u32))
@@ -737,6 +744,7 @@ fn face_of(style: &Style) -> u8 {
     (style.attrs.has(Attrs::BOLD) as u8) | (style.attrs.has(Attrs::ITALIC) as u8) << 1
 }
 
+/// Draws `c` from rectangles when it is a box-drawing or block character; false otherwise.
 fn draw_special(fb: &mut Framebuffer, c: char, px: usize, py: usize, cw: usize, ch: usize, fg: u32) -> bool {
     let u = c as u32;
     if (0x2500..=0x257F).contains(&u) {
