@@ -555,6 +555,17 @@ def ddmin(sweep, ops):
     return cut(flat)
 
 
+def print_rows(last):
+    """The rows that differ in a comparison's (xterm rows, blitty rows)."""
+    x, b = last
+    for k in range(max(len(x or []), len(b))):
+        xl = x[k] if x and k < len(x) else ""
+        bl = b[k] if k < len(b) else ""
+        if xl != bl:
+            print(f"      row {k + 1}: xterm {xl!r}")
+            print(f"      row {k + 1}: blitty {bl!r}")
+
+
 def compare_corpus(directory, kind):
     """Each recorded stream (scripts/record-corpus.sh) shown whole in xterm and in blitty
     replay; returns 1 if any screen differs."""
@@ -577,13 +588,7 @@ def compare_corpus(directory, kind):
                     continue
                 differ += 1
                 print(f"DIFF  {name}")
-                x, b = sweep.last
-                for k in range(max(len(x or []), len(b))):
-                    xl = x[k] if x and k < len(x) else ""
-                    bl = b[k] if k < len(b) else ""
-                    if xl != bl:
-                        print(f"      row {k + 1}: xterm {xl!r}")
-                        print(f"      row {k + 1}: blitty {bl!r}")
+                print_rows(sweep.last)
         finally:
             sweep.close()
     print(f"{len(paths) - differ} of {len(paths)} agree")
@@ -629,13 +634,7 @@ def main():
                     small = ddmin(sweep, ops)
                     sweep.differs(small)
                     print("      " + json.dumps(small))
-                    x, b = sweep.last
-                    for k in range(max(len(x or []), len(b))):
-                        xl = x[k] if x and k < len(x) else ""
-                        bl = b[k] if k < len(b) else ""
-                        if xl != bl:
-                            print(f"      row {k + 1}: xterm {xl!r}")
-                            print(f"      row {k + 1}: blitty {bl!r}")
+                    print_rows(sweep.last)
         finally:
             sweep.close()
         print(f"{args.count - differ} of {args.count} agree")

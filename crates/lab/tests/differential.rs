@@ -39,36 +39,35 @@ fn blitty_dump(data: &[u8], cols: usize, rows: usize) -> String {
     t.screen().dump_text()
 }
 
+/// A recording in corpus/ by its name: the stream and tmux's screen of it.
+macro_rules! recording {
+    ($name:literal) => {
+        (
+            $name,
+            include_bytes!(concat!("../../../corpus/", $name, ".raw")) as &[u8],
+            include_str!(concat!("../../../corpus/", $name, ".tmux.txt")),
+        )
+    };
+}
+
 /// Recordings that only the tests use (scripts/record-corpus.sh makes them with the bench's
 /// seven): vim split three ways with line numbers, `less -S` scrolled sideways, bash's
 /// completion listings and a cancelled line, the Python REPL with wide characters; and since
 /// 2026-11-27 man, git's coloured graph and diff, top refreshing, vim's help split, vim
 /// editing wide text, `less -R` over colour, bash with a wrapping wide line and SGR.
 const MORE: &[(&str, &[u8], &str)] = &[
-    ("vimsplit", include_bytes!("../../../corpus/vimsplit.raw"), include_str!("../../../corpus/vimsplit.tmux.txt")),
-    (
-        "less-sideways",
-        include_bytes!("../../../corpus/less-sideways.raw"),
-        include_str!("../../../corpus/less-sideways.tmux.txt"),
-    ),
-    (
-        "completion",
-        include_bytes!("../../../corpus/completion.raw"),
-        include_str!("../../../corpus/completion.tmux.txt"),
-    ),
-    ("python", include_bytes!("../../../corpus/python.raw"), include_str!("../../../corpus/python.tmux.txt")),
-    ("manls", include_bytes!("../../../corpus/manls.raw"), include_str!("../../../corpus/manls.tmux.txt")),
-    ("gitlog", include_bytes!("../../../corpus/gitlog.raw"), include_str!("../../../corpus/gitlog.tmux.txt")),
-    ("gitdiff", include_bytes!("../../../corpus/gitdiff.raw"), include_str!("../../../corpus/gitdiff.tmux.txt")),
-    ("top", include_bytes!("../../../corpus/top.raw"), include_str!("../../../corpus/top.tmux.txt")),
-    ("vimhelp", include_bytes!("../../../corpus/vimhelp.raw"), include_str!("../../../corpus/vimhelp.tmux.txt")),
-    ("vimuni", include_bytes!("../../../corpus/vimuni.raw"), include_str!("../../../corpus/vimuni.tmux.txt")),
-    (
-        "lesscolour",
-        include_bytes!("../../../corpus/lesscolour.raw"),
-        include_str!("../../../corpus/lesscolour.tmux.txt"),
-    ),
-    ("bashwide", include_bytes!("../../../corpus/bashwide.raw"), include_str!("../../../corpus/bashwide.tmux.txt")),
+    recording!("vimsplit"),
+    recording!("less-sideways"),
+    recording!("completion"),
+    recording!("python"),
+    recording!("manls"),
+    recording!("gitlog"),
+    recording!("gitdiff"),
+    recording!("top"),
+    recording!("vimhelp"),
+    recording!("vimuni"),
+    recording!("lesscolour"),
+    recording!("bashwide"),
 ];
 
 #[test]
