@@ -3,7 +3,8 @@
 # Each program runs in `script` inside a real tmux (80x24, TERM=xterm-256color). When it is
 # idle, tmux's own rendering of the pane and its cursor are saved beside the stream
 # (NAME.tmux.txt): an independent oracle for what the stream should draw.
-# Usage: scripts/record-corpus.sh [OUTDIR]   (needs tmux, script, vim, less, htop, dialog, python3, man, git, top)
+# Usage: scripts/record-corpus.sh [OUTDIR]   (needs tmux, script, vim, less, htop, dialog, python3,
+# man, git, top, and for the eleventh session's eight mc, nano, emacs-nox, tig, w3m, ncdu, whiptail)
 set -euo pipefail
 out=${1:-corpus}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,4 +84,17 @@ record vimhelp "vim -u NONE -N -c 'help' -c 'only'" "C-f" "C-f" "-l '/window'" "
 record vimuni "vim -u NONE -N $work/unicode.txt" "-l 'A extra 日本'" "Escape" "j" "-l 'x'" "G" "-l 'o€ñ漢字😀'" "Escape"
 record lesscolour "ls --color=always -la /usr/bin | less -R" "Space" "G" "g"
 record bashwide "bash --norc -i" "-l 'echo 日本語のテキストと中文字符が一行に長く長く続いてそして折り返す行になりますよ、まだまだ続きます'" "Enter" "-l 'printf \"\\\\e[7mrev\\\\e[m \\\\e[1;31mred\\\\e[m \\\\e[38;5;208morange\\\\e[m\\\\n\"'" "Enter" "C-l"
+# Added 2026-11-27, eleventh session (tests only): Midnight Commander's two panels in line
+# drawing, nano's help, emacs split over wide text with a buffer list, tig's log and diff, w3m
+# paging and searching, ncdu's bars, htop in monochrome (-C) with its setup screen, and
+# whiptail's checklist. Needs mc, nano, emacs-nox, tig, w3m, ncdu, whiptail (apt-get).
+mkdir -p "$work/tree/a/b" && seq 1 5000 > "$work/tree/a/big.txt" && cp "$work/unicode.txt" "$work/long.txt" "$work/tree/"
+record mc "mc -d $work/tree $work/tree/a" "Down" "Down" "Tab" "F3" "-l q" "F9" "Right" "Escape" "Escape"
+record nano "nano $work/long.txt" "C-v" "-l 'typed 日本 é'" "C-w" "-l delta" "Enter" "M-u" "C-g"
+record emacs "emacs -nw -Q $work/unicode.txt" "C-x" "2" "C-v" "-l 'more 字'" "M-x" "-l 'list-buff'" "Tab" "Enter"
+record tig "tig -C $root" "Down" "Down" "Enter" "Down"
+record w3m "w3m $work/long.txt" "Space" "-l '/gamma'" "Enter"
+record ncdu "ncdu -x /usr/share/doc" "Down" "Down" "Enter" "Down"
+record htopcol "htop -C" "F2" "Down" "Escape" "F5"
+record whiptail "whiptail --checklist 'Choose' 15 60 6 a Apple on b 'Banana 日本' off c Cherry on" "Down" "Space" "Tab"
 echo "recorded into $out:"; ls -la "$out"

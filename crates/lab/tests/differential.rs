@@ -54,7 +54,9 @@ macro_rules! recording {
 /// seven): vim split three ways with line numbers, `less -S` scrolled sideways, bash's
 /// completion listings and a cancelled line, the Python REPL with wide characters; and since
 /// 2026-11-27 man, git's coloured graph and diff, top refreshing, vim's help split, vim
-/// editing wide text, `less -R` over colour, bash with a wrapping wide line and SGR.
+/// editing wide text, `less -R` over colour, bash with a wrapping wide line and SGR; and since
+/// the eleventh session Midnight Commander, nano, emacs split, tig, w3m, ncdu, htop in
+/// monochrome and whiptail.
 const MORE: &[(&str, &[u8], &str)] = &[
     recording!("vimsplit"),
     recording!("less-sideways"),
@@ -68,12 +70,23 @@ const MORE: &[(&str, &[u8], &str)] = &[
     recording!("vimuni"),
     recording!("lesscolour"),
     recording!("bashwide"),
+    recording!("mc"),
+    recording!("nano"),
+    recording!("emacs"),
+    recording!("tig"),
+    recording!("w3m"),
+    recording!("ncdu"),
+    recording!("htopcol"),
+    recording!("whiptail"),
 ];
 
 #[test]
 fn every_recorded_program_draws_what_tmux_drew() {
     for (name, raw, tmux) in CORPUS.iter().chain(MORE) {
-        let ours = to_acs_letters(&blitty_dump(raw, 80, 24));
+        // tmux's capture shows the line-drawing set as box-drawing characters since 3.x; the
+        // older captures have the set's letters (`q` for `─`), so those compare by letters.
+        let ours = blitty_dump(raw, 80, 24);
+        let ours = if tmux.contains(['─', '│']) { ours } else { to_acs_letters(&ours) };
         assert_eq!(trim_lines(&ours), trim_lines(tmux), "corpus/{name}: blitty's screen differs from tmux's");
     }
 }
