@@ -91,9 +91,10 @@ impl Fallbacks {
         })
     }
 
-    /// `c` drawn from the first font that has it with an outline, at `em` pixels, fitted into
-    /// `w` by `h` pixels with its baseline `baseline` pixels from the top.
-    pub fn glyph(&mut self, c: char, em: f32, w: usize, h: usize, baseline: usize) -> Option<Glyph> {
+    /// `c` drawn from the first font that has it with an outline, at `em` pixels (`kx` times
+    /// as wide: 2 on a double-width row), fitted into `w` by `h` pixels with its baseline
+    /// `baseline` pixels from the top.
+    pub fn glyph(&mut self, c: char, em: f32, kx: f32, w: usize, h: usize, baseline: usize) -> Option<Glyph> {
         let n = self.list().len();
         for i in 0..n {
             let cand = &self.list.as_ref()?[i];
@@ -105,7 +106,7 @@ impl Fallbacks {
                 let bytes = std::fs::read(&file).ok()?;
                 FontVec::try_from_vec_and_index(bytes, index).ok()
             });
-            if let Some(g) = font.as_ref().and_then(|f| draw(f, c, em, w, h, baseline)) {
+            if let Some(g) = font.as_ref().and_then(|f| draw(f, c, em, kx, w, h, baseline)) {
                 return Some(g);
             }
         }
@@ -141,7 +142,8 @@ fn coverage(outline: &ab_glyph::OutlinedGlyph) -> (usize, usize, Vec<u8>) {
     (gw, gh, coverage)
 }
 
-/// `glyph` twice as wide, each column doubled (a fallback font's glyph on a double-width row).
+/// `glyph` twice as wide, each column doubled (on a double-width row, a glyph no outline
+/// gives: a face ab_glyph cannot read).
 pub(crate) fn widened(glyph: &Glyph) -> Glyph {
     let coverage = (0..glyph.h)
         .flat_map(|y| (0..2 * glyph.w).map(move |x| (x, y)))
@@ -150,20 +152,21 @@ pub(crate) fn widened(glyph: &Glyph) -> Glyph {
     Glyph { w: 2 * glyph.w, h: glyph.h, left: 2 * glyph.left, top: glyph.top, coverage }
 }
 
-/// `c` from `font` at `em` pixels per em, shrunk to fit `w` x `h`.
-fn draw(font: &FontVec, c: char, em: f32, w: usize, h: usize, baseline: usize) -> Option<Glyph> {
+/// `c` from `font` at `em` pixels per em, `kx` times as wide as high, shrunk to fit `w` x `h`.
+fn draw(font: &FontVec, c: char, em: f32, kx: f32, w: usize, h: usize, baseline: usize) -> Option<Glyph> {
     let id = font.glyph_id(c);
     if id.0 == 0 {
         return None;
     }
     let per_em = font.height_unscaled() / font.units_per_em()?;
     let mut scale = em * per_em;
-    let mut outline = font.outline_glyph(id.with_scale(PxScale::from(scale)))?;
+    let at = |scale: f32| id.with_scale(PxScale { x: kx * scale, y: scale });
+    let mut outline = font.outline_glyph(at(scale))?;
     let b = outline.px_bounds();
     let fit = (w as f32 / b.width().max(1.0)).min(h as f32 / b.height().max(1.0));
     if fit < 1.0 {
         scale *= fit;
-        outline = font.outline_glyph(id.with_scale(PxScale::from(scale)))?;
+        outline = font.outline_glyph(at(scale))?;
     }
     let b = outline.px_bounds();
     let (gw, gh, coverage) = coverage(&outline);

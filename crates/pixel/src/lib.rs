@@ -560,11 +560,9 @@ impl Renderer {
             if fonts.faces[face].lookup_glyph_index(c) == 0 {
                 face = 0;
                 if fonts.faces[0].lookup_glyph_index(c) == 0 {
-                    let fit = if scale == Scale::Wide { w / 2 } else { w };
-                    if let Some(mut g) = fonts.fallbacks.glyph(c, size, fit, cell_h, baseline) {
-                        if scale == Scale::Wide {
-                            g = fallback::widened(&g);
-                        }
+                    // On a double-width row, twice as wide from the outline, as the font's own
+                    // letters below.
+                    if let Some(mut g) = fonts.fallbacks.glyph(c, size, (kx / ky) as f32, w, cell_h, baseline) {
                         g.left -= extra;
                         return g;
                     }

@@ -303,9 +303,10 @@ fn double_height_letters_come_from_the_font_at_twice_the_size() {
 #[test]
 fn double_width_letters_come_from_the_font_twice_as_wide() {
     // A letter on a double-width row is as high as on a single row and twice as wide, and not
-    // its single pixels doubled; bold too. A fallback font's wide character keeps its size
-    // (its pixels are doubled).
-    for (text, from_the_font) in [("A", true), ("g", true), ("\x1b[1mB", true), ("\u{5b57}", false)] {
+    // its single pixels doubled; bold too, and a fallback font's wide characters (CJK from
+    // WenQuanYi, an emoji from Symbola: scripts/setup.sh installs both).
+    for (text, from_the_font) in [("A", true), ("g", true), ("\x1b[1mB", true), ("\u{5b57}", true), ("\u{1f600}", true)]
+    {
         let (single, _) = rendered(format!("\x1b[?25l{text}").as_bytes(), 8, 1);
         let (double, _) = rendered(format!("\x1b[?25l\x1b#6{text}").as_bytes(), 8, 1);
         let (cw, ch) = single.cell_size();
