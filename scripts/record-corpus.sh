@@ -4,7 +4,7 @@
 # idle, tmux's own rendering of the pane and its cursor are saved beside the stream
 # (NAME.tmux.txt): an independent oracle for what the stream should draw.
 # Usage: scripts/record-corpus.sh [OUTDIR]   (needs tmux, script, vim, less, htop, dialog, python3,
-# man, git, top, and for the eleventh session's eight mc, nano, emacs-nox, tig, w3m, ncdu, whiptail)
+# man, git, top, and for the eleventh session's eight mc, nano, emacs-nox, tig, w3m, ncdu, whiptail, screen)
 set -euo pipefail
 out=${1:-corpus}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -97,4 +97,9 @@ record w3m "w3m $work/long.txt" "Space" "-l '/gamma'" "Enter"
 record ncdu "ncdu -x /usr/share/doc" "Down" "Down" "Enter" "Down"
 record htopcol "htop -C" "F2" "Down" "Escape" "F5"
 record whiptail "whiptail --checklist 'Choose' 15 60 6 a Apple on b 'Banana 日本' off c Cherry on" "Down" "Space" "Tab"
+# tmux and GNU screen as programs inside the recording tmux: split panes and regions (both set
+# scroll regions), a status line, a new window.
+record tmuxin "tmux -L inner -f /dev/null new-session 'seq 1 200; bash --norc -i'" "C-b" "-l '%'" "-l 'ls -la --color=always /usr'" "Enter" "C-b" "-l '\"'" "-l 'printf \"\\\\e[1;32mgreen\\\\e[m 日本語\\\\n\"'" "Enter" "C-b" "o" "-l 'seq 1 50'" "Enter"
+record screenin "screen -q -S inner bash --norc -i" "-l 'seq 1 100'" "Enter" "C-a" "S" "C-a" "Tab" "C-a" "c" "-l 'ls --color=always /'" "Enter"
+tmux -L inner kill-server 2>/dev/null || true; screen -S inner -X quit 2>/dev/null || true
 echo "recorded into $out:"; ls -la "$out"

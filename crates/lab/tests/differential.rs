@@ -56,7 +56,8 @@ macro_rules! recording {
 /// 2026-11-27 man, git's coloured graph and diff, top refreshing, vim's help split, vim
 /// editing wide text, `less -R` over colour, bash with a wrapping wide line and SGR; and since
 /// the eleventh session Midnight Commander, nano, emacs split, tig, w3m, ncdu, htop in
-/// monochrome and whiptail.
+/// monochrome, whiptail, and tmux and GNU screen run as programs (split, setting scroll
+/// regions).
 const MORE: &[(&str, &[u8], &str)] = &[
     recording!("vimsplit"),
     recording!("less-sideways"),
@@ -78,6 +79,8 @@ const MORE: &[(&str, &[u8], &str)] = &[
     recording!("ncdu"),
     recording!("htopcol"),
     recording!("whiptail"),
+    recording!("tmuxin"),
+    recording!("screenin"),
 ];
 
 #[test]
