@@ -118,15 +118,21 @@ impl Fallbacks {
 /// letters, as xterm scales its font in width alone), placed from the pen on the baseline
 /// `baseline` pixels from the cell's top; None if the font lacks it.
 pub(crate) fn draw_wide(font: &FontVec, c: char, em: f32, baseline: usize) -> Option<Glyph> {
+    let outline = outline_at(font, c, em, 2.0)?;
+    let b = outline.px_bounds();
+    let (gw, gh, coverage) = coverage(&outline);
+    Some(Glyph { w: gw, h: gh, left: b.min.x as i32, top: baseline as i32 + b.min.y as i32, coverage })
+}
+
+/// `c`'s outline in `font` at `em` pixels per em, `kx` times as wide as high; None if the font
+/// lacks it (or it has no outline).
+fn outline_at(font: &FontVec, c: char, em: f32, kx: f32) -> Option<ab_glyph::OutlinedGlyph> {
     let id = font.glyph_id(c);
     if id.0 == 0 {
         return None;
     }
-    let per_em = font.height_unscaled() / font.units_per_em()?;
-    let outline = font.outline_glyph(id.with_scale(PxScale { x: 2.0 * em * per_em, y: em * per_em }))?;
-    let b = outline.px_bounds();
-    let (gw, gh, coverage) = coverage(&outline);
-    Some(Glyph { w: gw, h: gh, left: b.min.x as i32, top: baseline as i32 + b.min.y as i32, coverage })
+    let scale = em * font.height_unscaled() / font.units_per_em()?;
+    font.outline_glyph(id.with_scale(PxScale { x: kx * scale, y: scale }))
 }
 
 /// An outline's coverage bitmap: its width, height and one byte a pixel.
@@ -154,19 +160,11 @@ pub(crate) fn widened(glyph: &Glyph) -> Glyph {
 
 /// `c` from `font` at `em` pixels per em, `kx` times as wide as high, shrunk to fit `w` x `h`.
 fn draw(font: &FontVec, c: char, em: f32, kx: f32, w: usize, h: usize, baseline: usize) -> Option<Glyph> {
-    let id = font.glyph_id(c);
-    if id.0 == 0 {
-        return None;
-    }
-    let per_em = font.height_unscaled() / font.units_per_em()?;
-    let mut scale = em * per_em;
-    let at = |scale: f32| id.with_scale(PxScale { x: kx * scale, y: scale });
-    let mut outline = font.outline_glyph(at(scale))?;
+    let mut outline = outline_at(font, c, em, kx)?;
     let b = outline.px_bounds();
     let fit = (w as f32 / b.width().max(1.0)).min(h as f32 / b.height().max(1.0));
     if fit < 1.0 {
-        scale *= fit;
-        outline = font.outline_glyph(at(scale))?;
+        outline = outline_at(font, c, em * fit, kx)?;
     }
     let b = outline.px_bounds();
     let (gw, gh, coverage) = coverage(&outline);

@@ -669,7 +669,7 @@ impl Renderer {
     /// from the font scaled in width alone, as xterm draws them (with Xft, a font of twice the
     /// size, or one with a matrix that doubles its width). Backgrounds, lines, box drawing and
     /// blocks are stretched: drawn by rule, they are the same either way. A fallback font's
-    /// glyph on a double-width row has its pixels doubled.
+    /// glyph is drawn from its outline at the same scale.
     fn draw_double_row(&mut self, screen: &Screen, y: usize, line: Line, size: LineSize, block_cursor: Option<usize>) {
         let (cw, ch) = (self.fonts.cell_w, self.fonts.cell_h);
         let shown = size.shown_cols(self.cols.min(line.len()));
