@@ -572,7 +572,7 @@ def compare_corpus(directory, kind):
     paths = sorted(glob.glob(os.path.join(directory, "*.raw")))
     if not paths:
         return f"xterm-sweep: no *.raw streams in {directory}"
-    differ = 0
+    differ = skipped = 0
     with tempfile.TemporaryDirectory() as work:
         sweep = Sweep(work, kind)
         try:
@@ -582,6 +582,7 @@ def compare_corpus(directory, kind):
                     text = open(path, "rb").read().decode("utf-8")
                 except UnicodeDecodeError as e:
                     print(f"skip  {name}: not UTF-8 ({e})")
+                    skipped += 1
                     continue
                 if not sweep.differs([text]):
                     print(f"same  {name}")
@@ -591,7 +592,8 @@ def compare_corpus(directory, kind):
                 print_rows(sweep.last)
         finally:
             sweep.close()
-    print(f"{len(paths) - differ} of {len(paths)} agree")
+    compared = len(paths) - skipped
+    print(f"{compared - differ} of {compared} agree" + (f" ({skipped} skipped)" if skipped else ""))
     return 1 if differ else 0
 
 
