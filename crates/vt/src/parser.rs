@@ -32,16 +32,17 @@ pub trait Perform {
     fn print_ascii_byte(&mut self, b: u8) {
         self.print_ascii(&[b]);
     }
-    /// One printable character that is not ASCII (or, from [`Perform::print_run`]'s default, a
-    /// printable ASCII one).
+    /// One printable character that is not ASCII.
     fn print(&mut self, c: char);
-    /// Printable characters that came one after another with nothing between them: whole UTF-8
-    /// sequences, and printable ASCII directly before one (a base and its combining marks). The
-    /// same as [`Perform::print`] of each in turn.
-    fn print_run(&mut self, chars: &[char]) {
-        for &c in chars {
-            self.print(c);
-        }
+    /// Text at the start of `bytes`, which begins with a whole UTF-8 sequence or with a
+    /// printable ASCII byte that one follows: a screen may decode and write as much of it as it
+    /// can in one pass and returns the bytes it took (whole characters: whole UTF-8 sequences,
+    /// and printable ASCII), having done what [`Perform::print`] of each character (and
+    /// [`Perform::print_ascii`] of each ASCII byte) would have done, with U+0080..U+009F
+    /// dropped (see the module's comment). The default takes none: the characters then come
+    /// one at a time.
+    fn print_utf8(&mut self, _bytes: &[u8]) -> usize {
+        0
     }
     /// A C0 control (0x00..=0x1F, except ESC, CAN and SUB) or C1 control (0x80..=0x9F).
     fn execute(&mut self, control: u8);
@@ -435,15 +436,22 @@ impl Parser {
         while let Some(&b) = bytes.get(i) {
             if (0x20..0x7f).contains(&b) {
                 let n = scan::printable_ascii_len(&bytes[i..]);
-                // The last letter before a UTF-8 sequence goes with that sequence's run (a
-                // base and its combining marks, in decomposed text), so that the screen takes
-                // them in one stretch. (The last 8, as `text_follows` joins them, measured no
-                // better.)
+                // The last letter before a UTF-8 sequence goes with that sequence to the
+                // screen's pass over text (a base and its combining marks, in decomposed
+                // text), so that it takes them in one stretch. (The last 8, as the pass joins
+                // the ASCII between sequences, measured no better.)
                 if bytes.get(i + n).is_some_and(|&c| c >= 0x80) {
                     if n > 1 {
                         p.print_ascii(&bytes[i..i + n - 1]);
                     }
-                    i = self.text_run(p, bytes, i + n - 1, (bytes[i + n - 1] as char, 1));
+                    i += n - 1;
+                    match p.print_utf8(&bytes[i..]) {
+                        0 => {
+                            p.print_ascii(&bytes[i..i + 1]);
+                            i += 1;
+                        }
+                        took => i += took,
+                    }
                     continue;
                 }
                 p.print_ascii(&bytes[i..i + n]);
@@ -532,9 +540,14 @@ impl Parser {
             } else if b == 0x7f {
                 p.delete();
                 i += 1;
+            } else if let took @ 1.. = p.print_utf8(&bytes[i..]) {
+                // Text the screen wrote in one pass.
+                i += took;
             } else if let Some((c, len)) = decode_whole(&bytes[i..]) {
-                // A whole, valid sequence in the buffer: decoded in place, no state kept.
-                i = self.text_run(p, bytes, i, (c, len));
+                // A whole, valid sequence in the buffer that the screen did not take: decoded in
+                // place, no state kept.
+                self.scalar(p, c);
+                i += len;
             } else {
                 self.utf8_start(p, b);
                 i += 1;
@@ -542,36 +555,6 @@ impl Parser {
                     return i;
                 }
             }
-        }
-        i
-    }
-
-    /// Text from `bytes[i]`, whose first character (`first`: it and its length in bytes) was
-    /// decoded: it and the whole UTF-8 sequences after it, with the ASCII letters shortly before
-    /// one, up to 32 characters, go to [`Perform::print_run`] at once. Returns where the run
-    /// ended.
-    #[inline]
-    fn text_run<P: Perform>(&mut self, p: &mut P, bytes: &[u8], mut i: usize, first: (char, usize)) -> usize {
-        debug_assert!(self.state == State::Ground, "text is printed in the ground state only");
-        let mut run = ['\0'; 32];
-        let mut n = 0;
-        let mut next = Some(first);
-        while let Some((c, len)) = next {
-            i += len;
-            // C1 controls sent in UTF-8 do nothing in the ground state (see `scalar`).
-            if !(0x80..=0x9f).contains(&(c as u32)) {
-                run[n] = c;
-                n += 1;
-            }
-            next = match bytes.get(i) {
-                _ if n == run.len() => None,
-                Some(0x80..) => decode_whole(&bytes[i..]),
-                Some(&b @ 0x20..=0x7e) if text_follows(&bytes[i + 1..]) => Some((b as char, 1)),
-                _ => None,
-            };
-        }
-        if n > 0 {
-            p.print_run(&run[..n]);
         }
         i
     }
@@ -925,26 +908,12 @@ fn second_byte_range(lead: u8) -> (u8, u8) {
     }
 }
 
-/// Whether a UTF-8 sequence begins within the first 8 bytes of `rest` (the first byte only,
-/// when fewer are left): the ASCII before it (the spaces and short words between the words of
-/// non-Latin text) goes into the same run of characters rather than ending it, since a run
-/// ended and another begun cost more than the few characters taken one by one. (With the
-/// next byte only, as before, mixed text ended a run at every space: the unicode workload took
-/// 60.3 instructions a byte against 54.9.)
-#[inline]
-fn text_follows(rest: &[u8]) -> bool {
-    match rest.first_chunk::<8>() {
-        Some(word) => u64::from_le_bytes(*word) & 0x8080_8080_8080_8080 != 0,
-        None => rest.first().is_some_and(|&c| c >= 0x80),
-    }
-}
-
 /// Decodes the UTF-8 sequence starting `bytes` (its lead byte is 0x80 or above) when it is
 /// whole and valid (the same ranges as the stateful decoder accepts: no overlong forms, no
 /// surrogates, nothing above U+10FFFF), returning the character and its length. Anything else
 /// is left to the stateful decoder, which also handles a sequence cut by the buffer's end.
 #[inline(always)]
-fn decode_whole(bytes: &[u8]) -> Option<(char, usize)> {
+pub(crate) fn decode_whole(bytes: &[u8]) -> Option<(char, usize)> {
     // Four bytes at hand (all but the buffer's last three): the continuation bytes are tested
     // by their top bits, and overlong forms, surrogates and values above U+10FFFF by the value
     // they give, with no look-up of the second byte's range. (A byte-by-byte form, out of

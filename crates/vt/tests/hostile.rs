@@ -319,8 +319,8 @@ fn collecting_distinct_values_costs_the_same_per_value_at_any_count() {
     let bare_link = |i: usize| format!("\x1b]8;;https://example.com/{i}\x1b\\");
     let overwritten = |i: usize| format!("\r{}", cluster(i));
     // With the entries each value adds to the tables: a printed link is a link and a style, a
-    // cluster of three marks is one cluster, or two when the parser's runs of 32 characters
-    // cut its marks (the rest join the first part's cluster).
+    // cluster of three marks is one cluster, or two when the screen's pass is cut inside its
+    // marks (at a read's end, or after 16 marks: the rest join the first part's cluster).
     let families: [(&str, &Value<'_>, u64); 5] = [
         ("underline colours", &underline, 1),
         ("links", &link, 2),

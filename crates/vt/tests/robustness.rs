@@ -116,16 +116,23 @@ const RUN_CONTROLS: &[&[u8]] = &[
     b"\x08",
     b"\x1b[38;2;1;2;3m",
     b"\x1b[0m",
+    b"\x1b#6",
+    b"\x1b#3",
+    b"\x1b#5",
+    b"\x1b[?1049h",
+    b"\x1b[?1049l",
 ];
 
-/// Text that is mostly runs of characters that are not ASCII (wide, narrow, combining, C1 sent
-/// in UTF-8, Latin-1 that a charset in GR maps, and the ASCII before them, spaces and words up
-/// to 8 bytes, which go with their runs, and longer, which do not; REP after them), between the controls that change where and how a run is written: cursor moves
-/// onto halves of wide characters, margins, insert mode, autowrap off, single shifts, sets in GL
-/// and GR.
+/// Text that is mostly runs of characters that are not ASCII (wide, narrow, combining and runs of
+/// more marks than the screen joins at once, ZWJ, regional indicators, skin tones, C1 sent in
+/// UTF-8, an unassigned code point, Latin-1 that a charset in GR maps, and the ASCII before them,
+/// spaces and words up to 8 bytes, which go with their runs, and longer, which do not; REP after
+/// them), between the controls that change where and how a run is written: cursor moves onto
+/// halves of wide characters, margins, insert mode, autowrap off, single shifts, sets in GL and
+/// GR, double-size rows, the alternate screen.
 fn unicode_runs() -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
-        6 => prop::collection::vec(prop::sample::select(&["字", "é", "Ω", "─", "😀", "\u{301}", "\u{fe0f}", "\u{85}", "\u{e9}", "\u{ad}", "a", "\u{e0100}", " ", "ok ", "abcdefg", "\x1b[b"][..]), 1..40)
+        6 => prop::collection::vec(prop::sample::select(&["字", "é", "Ω", "─", "😀", "\u{301}", "\u{fe0f}", "\u{85}", "\u{e9}", "\u{ad}", "a", "\u{e0100}", " ", "ok ", "abcdefg", "\x1b[b", "\u{200d}", "👩", "🇯", "🇵", "🏽", "한", "\u{302}\u{303}\u{304}\u{305}\u{306}\u{307}\u{308}\u{309}\u{30a}\u{30b}\u{30c}\u{30d}\u{30e}\u{30f}\u{310}\u{311}\u{312}", "\u{9f}", "\u{378}"][..]), 1..40)
             .prop_map(|v| v.concat().into_bytes()),
         2 => (1u8..30, 1u8..12).prop_map(|(x, y)| format!("\x1b[{y};{x}H").into_bytes()),
         1 => prop::sample::select(RUN_CONTROLS).prop_map(|b| b.to_vec()),
@@ -139,25 +146,12 @@ proptest! {
     /// The parser hands whole runs of such characters to the screen, which writes a row's
     /// stretch of them at once; one byte per read, each comes alone.
     #[test]
-    fn runs_of_characters_give_what_one_character_at_a_time_gives(data in unicode_runs(), cols in 1usize..30, rows in 1usize..12) {
-        let screen = |chunks: &[&[u8]]| {
-            let mut t = Terminal::with_scrollback(cols, rows, 20);
-            for c in chunks {
-                t.feed(c);
-            }
-            if let Err(v) = t.screen().check_integrity() {
-                panic!("{v}");
-            }
-            let s = t.screen();
-            let mut out = s.dump_text();
-            for y in 0..s.rows() {
-                let row = s.row(y);
-                out.push_str(&format!("{:?} {:?}\n", row.iter().map(|&c| row.style(c)).collect::<Vec<_>>(), s.row_wrapped(y)));
-            }
-            out
-        };
+    fn runs_of_characters_give_what_one_character_at_a_time_gives(data in unicode_runs(), cols in 1usize..30, rows in 1usize..12, cut in 0usize..10_000) {
         let bytes: Vec<&[u8]> = data.chunks(1).collect();
-        prop_assert_eq!(screen(&[&data]), screen(&bytes));
+        let want = observed(cols, rows, 20, &bytes, false);
+        prop_assert_eq!(observed(cols, rows, 20, &[&data], false), want.clone());
+        let cut = cut % (data.len() + 1);
+        prop_assert_eq!(observed(cols, rows, 20, &[&data[..cut], &data[cut..]], false), want);
     }
 }
 

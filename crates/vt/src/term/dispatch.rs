@@ -32,8 +32,9 @@ impl Perform for Screen {
         skipped + self.print_whole_lines(&bytes[skipped..])
     }
 
-    fn print_run(&mut self, chars: &[char]) {
-        self.print_chars(chars);
+    #[inline]
+    fn print_utf8(&mut self, bytes: &[u8]) -> usize {
+        self.print_utf8_in_row(bytes)
     }
 
     fn execute(&mut self, control: u8) {
