@@ -8,7 +8,8 @@ attrs`: SGR in every form, text, erasing, scrolling, resets and the rectangle op
 change attributes), followed by `ESC ( B SI CSI m #` so that the cursor's place shows. xterm's
 screen is its own screen print (MC, as in scripts/xterm-screens.sh), compared after NFC
 normalisation (xterm stores `e` and U+0301 as `é`) and without U+200B and U+200D (xterm does
-not store them), trailing blanks aside. The pty runs `stty -opost` first, so LF stays LF.
+not store them), trailing blanks aside. The pty runs `stty -opost -echo` first, so LF stays LF
+and xterm's answers to a stream's queries (DA, DSR) are not echoed onto the screen it prints.
 For the attrs kind xterm prints its attributes and colours too (`printAttributes: 2`, with
 `boldColors` off so that bold keeps its colour), and every character other than a space is
 compared with `blitty replay --dump styled`: its attributes and colours must be the same.
@@ -453,7 +454,7 @@ class Sweep:
         cmd = ["xterm", "-geometry", "80x24", "-u8", "-xrm", f"XTerm*printerCommand: cat > {out}",
                "-xrm", f"XTerm*printAttributes: {2 if self.kind == 'attrs' else 0}",
                "-xrm", "XTerm*printerExtent: true", "-xrm", "XTerm*boldColors: false",
-               "-e", "sh", "-c", f"stty -opost; cat '{stream}'; printf '\\033[i'; sleep 1"]
+               "-e", "sh", "-c", f"stty -opost -echo; cat '{stream}'; printf '\\033[i'; sleep 1"]
         xterm = subprocess.Popen(cmd, env=dict(os.environ, DISPLAY=self.display),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(100):
