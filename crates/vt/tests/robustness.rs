@@ -155,6 +155,36 @@ proptest! {
     }
 }
 
+/// Every scalar value from U+0080 up, written as text arrives (whole buffers, which the screen
+/// decodes and writes in one pass), gives the screen that the same bytes one per read give
+/// (each character decoded and printed alone): wide, narrow, marks, characters with no width,
+/// unassigned and private-use values, in blocks of 97 after ASCII or a wide character, on a
+/// screen that wraps them and scrolls.
+#[test]
+fn every_scalar_value_written_in_one_pass_gives_what_one_at_a_time_gives() {
+    let mut whole = Terminal::with_scrollback(40, 6, 0);
+    let mut single = Terminal::with_scrollback(40, 6, 0);
+    let chars: Vec<char> = (0x80..=0x10_ffffu32).filter_map(char::from_u32).collect();
+    for (k, block) in chars.chunks(97).enumerate() {
+        let lead = ["", "ab ", "字"][k % 3];
+        let text: String = lead.chars().chain(block.iter().copied()).collect();
+        whole.feed(text.as_bytes());
+        for b in text.as_bytes().chunks(1) {
+            single.feed(b);
+        }
+        let (a, b) = (whole.screen(), single.screen());
+        let (ca, cb) = (a.cursor(), b.cursor());
+        assert!(
+            a.dump_text() == b.dump_text() && (ca.x, ca.y, ca.pending_wrap) == (cb.x, cb.y, cb.pending_wrap),
+            "U+{:04X}..U+{:04X} after {lead:?}: in one pass\n{}\none at a time\n{}",
+            block[0] as u32,
+            block[block.len() - 1] as u32,
+            a.dump_text(),
+            b.dump_text()
+        );
+    }
+}
+
 /// Lines of plain text ending in CR LF (of every length from empty to wider than the screen),
 /// between what decides whether the screen may take a stretch of them at once, and how it
 /// writes and scrolls them: the pen (default, a palette colour, a background, an RGB colour), a
