@@ -34,10 +34,11 @@ pub trait Perform {
     }
     /// One printable character that is not ASCII.
     fn print(&mut self, c: char);
-    /// Text at the start of `bytes`, which begins with a whole UTF-8 sequence or with a
-    /// printable ASCII byte that one follows: a screen may decode and write as much of it as it
-    /// can in one pass and returns the bytes it took (whole characters: whole UTF-8 sequences,
-    /// and printable ASCII), having done what [`Perform::print`] of each character (and
+    /// Text at the start of `bytes`, which begins with a byte of 0x80 or above (a UTF-8
+    /// sequence, whole, cut by the buffer's end, or invalid) or with a printable ASCII byte
+    /// that one follows: a screen may decode and write as much of it as it can in one pass and
+    /// returns the bytes it took (whole characters only: whole, valid UTF-8 sequences, and
+    /// printable ASCII), having done what [`Perform::print`] of each character (and
     /// [`Perform::print_ascii`] of each ASCII byte) would have done, with U+0080..U+009F
     /// dropped (see the module's comment). The default takes none: the characters then come
     /// one at a time.
