@@ -3,8 +3,7 @@
 //! engines taking turns, medians of 9. For text made outside the bench (another program's
 //! output, a language's text).
 //! `cargo run --release -p blitty-lab --example filebench FILE...`
-use blitty_lab::peers;
-use std::time::Instant;
+use blitty_lab::{engine_bench, peers};
 
 const RUNS: usize = 9;
 
@@ -23,27 +22,7 @@ fn main() {
                 std::process::exit(2);
             }
         };
-        let mut times: Vec<Vec<f64>> = vec![Vec::new(); peers.len()];
-        for round in 0..RUNS {
-            for k in 0..peers.len() {
-                let at = (round + k) % peers.len();
-                let Some(make) = peers[at].make else { continue };
-                let mut e = make(80, 24, 10_000);
-                let t = Instant::now();
-                for chunk in data.chunks(64 << 10) {
-                    e.feed(chunk);
-                }
-                times[at].push(t.elapsed().as_secs_f64());
-                std::hint::black_box(&e);
-            }
-        }
-        let mbps: Vec<Option<f64>> = times
-            .into_iter()
-            .map(|mut t| {
-                t.sort_by(|a, b| a.total_cmp(b));
-                t.get(t.len() / 2).map(|m| data.len() as f64 / 1e6 / m)
-            })
-            .collect();
+        let mbps = engine_bench::throughput(&peers, &data, RUNS, |_, _| {});
         let mut line = format!("{f} ({} KB):", data.len() / 1000);
         for (p, m) in peers.iter().zip(&mbps) {
             match m {

@@ -58,30 +58,44 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// Each engine's MB/s on `data` (None for an engine not installed), in `peers` order: `runs`
+/// runs each on a fresh 80x24 engine with 10,000 lines of scrollback, fed in 64 KiB chunks,
+/// the median taken. `progress` is told the engine and round (from 1) before each run.
+pub fn throughput(
+    peers: &[peers::Peer],
+    data: &[u8],
+    runs: usize,
+    mut progress: impl FnMut(&str, usize),
+) -> Vec<Option<f64>> {
+    // The engines take turns, one run each per round, each round starting with the next
+    // engine: on a shared machine a slow spell then costs every engine alike, where runs done
+    // back to back gave it to whichever engine was running (the corpus row moved from 2.4x to
+    // 1.3x between two such runs of the same code).
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); peers.len()];
+    for round in 0..runs {
+        for k in 0..peers.len() {
+            let at = (round + k) % peers.len();
+            let Some(make) = peers[at].make else { continue };
+            progress(peers[at].name, round + 1);
+            let mut e = make(COLS, ROWS, SCROLLBACK);
+            let t = Instant::now();
+            feed_all(e.as_mut(), data);
+            times[at].push(t.elapsed().as_secs_f64());
+            std::hint::black_box(&e);
+        }
+    }
+    times.into_iter().map(|t| (!t.is_empty()).then(|| data.len() as f64 / 1e6 / median(t))).collect()
+}
+
 pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Report {
     let peers = peers::all();
     let engines = peers.iter().map(|p| (p.name.to_string(), p.missing.to_string())).collect();
     let mut rows = Vec::new();
     for (i, w) in workloads::all().into_iter().enumerate() {
         let data = workloads::bench_bytes(i, &w, opts.bytes_per_workload);
-        // The engines take turns, one run each per round, each round starting with the next
-        // engine: on a shared machine a slow spell then costs every engine alike, where runs
-        // done back to back gave it to whichever engine was running (the corpus row moved
-        // from 2.4x to 1.3x between two such runs of the same code).
-        let mut times: Vec<Vec<f64>> = vec![Vec::new(); peers.len()];
-        for round in 0..opts.runs {
-            for k in 0..peers.len() {
-                let at = (round + k) % peers.len();
-                let Some(make) = peers[at].make else { continue };
-                progress(&format!("{} / {} (round {} of {})", w.name, peers[at].name, round + 1, opts.runs));
-                let mut e = make(COLS, ROWS, SCROLLBACK);
-                let t = Instant::now();
-                feed_all(e.as_mut(), &data);
-                times[at].push(t.elapsed().as_secs_f64());
-                std::hint::black_box(&e);
-            }
-        }
-        let mbps = times.into_iter().map(|t| (!t.is_empty()).then(|| data.len() as f64 / 1e6 / median(t))).collect();
+        let mbps = throughput(&peers, &data, opts.runs, |peer, round| {
+            progress(&format!("{} / {peer} (round {round} of {})", w.name, opts.runs))
+        });
         rows.push(Row { workload: w.name.into(), about: w.about.into(), bytes: data.len(), mbps });
     }
     // Memory: enough plain lines to fill 10,000 lines of scrollback, measured as what malloc

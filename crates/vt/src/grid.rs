@@ -392,8 +392,7 @@ impl Grid {
                 id
             }
             None => {
-                let id = self.new_row_id();
-                self.styles.push(Vec::new());
+                let id = self.start_new_row();
                 let cell = Cell::blank(self.intern(id, blank));
                 self.cells.resize(self.cells.len() + self.cols, cell);
                 let used = if cell == Cell::blank(0) { 0 } else { self.cols as u16 };
@@ -404,9 +403,10 @@ impl Grid {
     }
 
     /// The id of the row the slab is about to take on (its rows are `meta.len()`), with room
-    /// reserved for it.
+    /// reserved for it and its empty style list pushed; its cells and `meta` are the caller's
+    /// to push.
     #[inline]
-    fn new_row_id(&mut self) -> u32 {
+    fn start_new_row(&mut self) -> u32 {
         if self.meta.len() == self.meta.capacity() {
             // Grow geometrically, but never past what the screen plus a full history needs:
             // the slab's capacity is exactly its cap once history is full.
@@ -415,6 +415,7 @@ impl Grid {
             self.meta.reserve_exact(want - self.meta.len());
             self.cells.reserve_exact(want * self.cols - self.cells.len());
         }
+        self.styles.push(Vec::new());
         self.meta.len() as u32
     }
 
@@ -715,8 +716,7 @@ impl Grid {
         }
         self.anchor = None;
         self.settle_styles(self.visible_id(0));
-        let id = self.new_row_id();
-        self.styles.push(Vec::new());
+        let id = self.start_new_row();
         let start = self.cells.len();
         let n = text.len();
         self.cells.resize(start + self.cols, Cell::blank(0));
