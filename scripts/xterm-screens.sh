@@ -167,6 +167,12 @@ declare -A cases=(
     [dwl-tab]="$E#6a"$'\t\t\t\t\t\t'"b"
     [dwl-then-swl]="$(printf 'x%.0s' $(seq 60))$E#6$E#5"'Z'
     [dwl-wide]="$E#6$(printf '中%.0s' $(seq 25))"
+    [esctest-cbt-past-left-margin]="$E[?69h$E[5;30s$E[9;7H$E[2Zx"
+    [esctest-cbt-origin-left-margin]="$E[?69h$E[5;30s$E[?6h$E[1;3H$E[5Zx"
+    [esctest-nel-outside-margins]="$E[2;5r$E[?69h$E[2;5s$E[5;3Hx$E[5;6H${E}Ey"
+    [esctest-curses-fix-tab]="$E[?41h$E[2;1H$(printf '1234567890%.0s' $(seq 8))"$'\t'"1"
+    [esctest-xtsave-autowrap]="$E[?7h$E[?7s$E[?7l$E[?7r$E[1;78Hxxxxx"
+    [esctest-xtsave-autowrap-off]="$E[?7l$E[?7s$E[?7h$E[?7r$E[1;78Hxxxxx"
 )
 for f in A 4 C 5 R f Q 9 K Y '`' E 6 %6 Z H 7 =; do
     cases[nrcs-$f]="$N$E($f$printable$E(B"

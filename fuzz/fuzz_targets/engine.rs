@@ -1,5 +1,6 @@
 //! Fuzzes the parser and screen together: the first bytes choose the size (from 1x1), the
-//! scrollback, how the input is split, when the screen is resized and whether chunks are fed
+//! scrollback, how the input is split, when the screen is resized, whether window operations
+//! (DECRQCRA) are allowed and whether chunks are fed
 //! as floods (`feed_flood`, which skips lines no one will see); the engine must not panic
 //! (overflow checks and debug assertions are on: see fuzz/README.md), every invariant of the
 //! screen (`Screen::check_integrity`) must hold after every chunk, and a screen fed floods must
@@ -18,10 +19,17 @@ fuzz_target!(|data: &[u8]| {
     let resize_at = data[3] as usize;
     let scrollback = data[4] as usize % 4 * 20;
     let flood = data[4] & 0x80 != 0;
+    // Window operations allowed: DECRQCRA's checksums, XTCHECKSUM and the size reports answer.
+    let window_ops = data[4] & 0x40 != 0;
     let input = &data[5..];
-    let mut t = blitty_vt::Terminal::with_scrollback(cols, rows, scrollback);
+    let new = || {
+        let mut t = blitty_vt::Terminal::with_scrollback(cols, rows, scrollback);
+        t.screen_mut().allow_window_ops(window_ops);
+        t
+    };
+    let mut t = new();
     // Fed with `feed`, to compare a flood's screen with.
-    let mut plain = flood.then(|| blitty_vt::Terminal::with_scrollback(cols, rows, scrollback));
+    let mut plain = flood.then(new);
     for (i, chunk) in input.chunks(split.max(1)).enumerate() {
         if let Some(p) = plain.as_mut() {
             t.feed_flood(chunk);

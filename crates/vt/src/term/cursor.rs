@@ -231,15 +231,22 @@ impl Screen {
         }
     }
 
-    /// NEL (ESC E): CR then IND.
+    /// NEL (ESC E): IND then CR, in xterm's order: IND at the bottom margin does not scroll
+    /// when the cursor is outside the left and right margins, and CR would first move it inside
+    /// them (esctest's `test_NEL_MovesDoesNotScrollOutsideLeftRight`).
     pub(crate) fn next_line(&mut self) {
-        self.carriage_return();
         self.index();
+        self.carriage_return();
     }
 
     /// HT, CHT (CSI Ps I): to the `n`th next tab stop, stopping at the right margin (or the
     /// last column when right of it).
     pub(crate) fn tab_forward(&mut self, n: usize) {
+        if self.modes.curses_fix && self.cursor.pending_wrap && self.modes.autowrap {
+            self.index();
+            self.cursor.x = 0;
+            self.cursor.pending_wrap = false;
+        }
         let stop = self.forward_stop();
         let mut x = self.cursor.x.min(stop);
         for _ in 0..n {
@@ -256,10 +263,11 @@ impl Screen {
         }
     }
 
-    /// CBT (CSI Ps Z): to the `n`th previous tab stop, stopping at the left margin (or column
-    /// 0 when left of it).
+    /// CBT (CSI Ps Z): to the `n`th previous tab stop, stopping at column 0, or in origin mode
+    /// at the left margin, as xterm's `TabToPrevStop` does (a left margin alone does not stop
+    /// it: esctest's `test_CBT_IgnoresRegion`).
     pub(crate) fn tab_backward(&mut self, n: usize) {
-        let stop = if self.cursor.x >= self.left { self.left } else { 0 };
+        let stop = if self.modes.origin { self.left } else { 0 };
         let mut x = self.cursor.x;
         for _ in 0..n {
             while x > stop {

@@ -86,6 +86,7 @@ impl Perform for Screen {
             ([], b'N') => self.single_shift(2),                  // SS2
             ([], b'O') => self.single_shift(3),                  // SS3
             ([], b'c') => self.full_reset(),                     // RIS
+            ([], b'Z') => self.primary_device_attributes(),      // DECID: answered as DA1, as by xterm
             ([], b'6') => self.column_index(true),               // DECBI
             ([], b'9') => self.column_index(false),              // DECFI
             ([], b'n') => self.invoke_charset(2),                // LS2
@@ -163,6 +164,8 @@ impl Perform for Screen {
             (0, [], b'l') => (0..p.len()).for_each(|i| self.set_ansi_mode(p.raw(i), false)), // RM
             (b'?', [], b'h') => (0..p.len()).for_each(|i| self.set_dec_mode(p.raw(i), true)), // DECSET
             (b'?', [], b'l') => (0..p.len()).for_each(|i| self.set_dec_mode(p.raw(i), false)), // DECRST
+            (b'?', [], b's') => (0..p.len()).for_each(|i| self.save_dec_mode(p.raw(i))), // XTSAVE
+            (b'?', [], b'r') => (0..p.len()).for_each(|i| self.restore_dec_mode(p.raw(i))), // XTRESTORE
             (0, [], b'm') => self.select_graphic_rendition(p), // SGR
             (0, [], b'n') => self.device_status(p.raw(0), false), // DSR
             (b'?', [], b'n') => self.device_status(p.raw(0), true), // DSR (DEC)
@@ -180,6 +183,8 @@ impl Perform for Screen {
             (0, [b'$'], b'r') => self.change_rectangle_attributes(p, false), // DECCARA
             (0, [b'$'], b't') => self.change_rectangle_attributes(p, true), // DECRARA
             (0, [b'*'], b'x') => self.modes.rectangle_extent = p.raw(0) == 2, // DECSACE
+            (0, [b'*'], b'y') => self.checksum_rectangle(p), // DECRQCRA
+            (0, [b'#'], b'y') if self.window_ops => self.checksum_ext = p.raw(0), // XTCHECKSUM
             (0, [b' '], b'q') => self.set_cursor_shape(p.raw(0)), // DECSCUSR
             (0, [b'"'], b'q') => self.set_protection(p.raw(0)), // DECSCA
             (0, [], b'r') => self.set_top_bottom_margins(n(0), p.get(1, self.rows as u16) as usize), // DECSTBM
@@ -191,9 +196,11 @@ impl Perform for Screen {
             (0, [], b'u') => self.restore_cursor(),                        // SCORC
             (0, [], b't') if p.raw(0) == 22 => self.push_titles(p.raw(1)), // XTWINOPS: save titles
             (0, [], b't') if p.raw(0) == 23 => self.pop_titles(p.raw(1)),  // XTWINOPS: restore titles
+            (0, [], b't') if matches!(p.raw(0), 18 | 19) => self.report_size_chars(p.raw(0)), // XTWINOPS
             // Other window manipulation (CSI Ps t) is not done (the window is the host's), and
             // the title reports 20 t and 21 t are refused: a report would echo program-chosen
-            // text back as input.
+            // text back as input. The size reports 18 t and 19 t answer only when the host
+            // allows window operations (`Screen::allow_window_ops`), as in xterm.
             _ => {}
         }
     }

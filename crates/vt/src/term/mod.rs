@@ -142,6 +142,9 @@ pub struct Screen {
     title: String,
     icon_name: String,
     title_stack: Vec<query::SavedTitles>,
+    /// DEC private modes saved by XTSAVE (CSI ? Pm s), with their state, for XTRESTORE: one
+    /// entry a mode, and only modes this engine has, so it stays small.
+    saved_modes: Vec<(u16, bool)>,
     /// The colours queries are answered with, and what their resets go back to.
     palette: Palette,
     base_palette: Palette,
@@ -159,6 +162,13 @@ pub struct Screen {
     cells_scanned: u64,
     /// Set while [`Terminal::feed_flood`] feeds: lines no one will see may be skipped.
     flood: bool,
+    /// The host allows the reports xterm's `allowWindowOps` resource gates (see
+    /// [`Screen::allow_window_ops`]); off by default, as in xterm.
+    window_ops: bool,
+    /// XTCHECKSUM's bits (xterm's `checksumExtension`): how DECRQCRA sums (see `rect.rs`).
+    checksum_ext: u16,
+    /// What RIS puts `checksum_ext` back to (the host's setting, as xterm's resource).
+    base_checksum_ext: u16,
     /// Set once a row was made double-width or double-height (until RIS): only then do the
     /// print paths and forward moves look at the cursor row's size (`print_right`,
     /// `forward_stop`).
@@ -195,6 +205,7 @@ impl Screen {
             title: String::new(),
             icon_name: String::new(),
             title_stack: Vec::new(),
+            saved_modes: Vec::new(),
             palette: Palette::default(),
             base_palette: Palette::default(),
             replies: Vec::new(),
@@ -205,6 +216,9 @@ impl Screen {
             collections: 0,
             cells_scanned: 0,
             flood: false,
+            window_ops: false,
+            checksum_ext: 0,
+            base_checksum_ext: 0,
             any_double: false,
         }
     }

@@ -104,6 +104,11 @@ pub struct Modes {
     /// DECSACE (CSI Ps * x): 2 makes DECCARA and DECRARA act on the rectangle itself; 0 and 1
     /// (the default) on the stream of cells from its first corner to its last, row after row.
     pub rectangle_extent: bool,
+    /// xterm's curses fix (?41, its `curses` resource): a tab in the pending-wrap state
+    /// (text reached the right margin, autowrap on) first goes to the start of the next line
+    /// (IND, column 0), for an old curses bug that wrote a tab there to move on (esctest's
+    /// `test_DECSET_MoreFix`).
+    pub curses_fix: bool,
 }
 
 /// Which erasing functions leave protected characters alone, as xterm decides it from the last
@@ -149,6 +154,7 @@ impl Default for Modes {
             cursor_shape: CursorShape::Default,
             protection: Protection::Off,
             rectangle_extent: false,
+            curses_fix: false,
         }
     }
 }
@@ -208,6 +214,7 @@ impl Screen {
             9 => m.mouse = if on { MouseTracking::X10 } else { MouseTracking::Off },
             12 => m.cursor_blink = on,
             25 => m.cursor_visible = on,
+            41 => m.curses_fix = on,
             42 => {
                 m.national = on;
                 self.charsets_follow_nrc();
@@ -284,6 +291,7 @@ impl Screen {
             9 => state(m.mouse == MouseTracking::X10),
             12 => state(m.cursor_blink),
             25 => state(m.cursor_visible),
+            41 => state(m.curses_fix),
             42 => state(m.national),
             45 => state(m.reverse_wrap),
             95 => state(m.no_clear_on_columns),
@@ -319,6 +327,29 @@ impl Screen {
         self.left = 0;
         self.right = self.cols - 1;
         self.cursor_position(1, 1);
+    }
+
+    /// XTSAVE (CSI ? Pm s): remembers DEC private mode `mode`'s state for XTRESTORE, as xterm
+    /// does; a mode this engine does not have (DECRQM would answer 0) is not saved.
+    pub(crate) fn save_dec_mode(&mut self, mode: u16) {
+        let on = match self.dec_mode_state(mode) {
+            1 => true,
+            2 => false,
+            _ => return,
+        };
+        match self.saved_modes.iter_mut().find(|(m, _)| *m == mode) {
+            Some(entry) => entry.1 = on,
+            None => self.saved_modes.push((mode, on)),
+        }
+    }
+
+    /// XTRESTORE (CSI ? Pm r): sets or resets `mode` as XTSAVE found it, with whatever setting
+    /// it does (switching screens for 1049, clearing for DECCOLM, as DECSET would); nothing
+    /// when it was not saved.
+    pub(crate) fn restore_dec_mode(&mut self, mode: u16) {
+        if let Some(&(_, on)) = self.saved_modes.iter().find(|(m, _)| *m == mode) {
+            self.set_dec_mode(mode, on);
+        }
     }
 
     /// DECRQM (CSI Ps $ p, CSI ? Ps $ p): answers CSI [?] Ps ; Pm $ y.

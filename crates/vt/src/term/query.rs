@@ -206,13 +206,20 @@ impl Screen {
     }
 
     /// DECRQSS (DCS $ q Pt ST): answers DCS 1 $ r <setting> ST for the settings xterm reports
-    /// that this engine has (SGR, DECSTBM, DECSLRM, DECSCUSR, DECSCA), DCS 0 $ r ST otherwise.
+    /// that this engine has (SGR, DECSTBM, DECSLRM, DECSCUSR, DECSCA, DECSCL, DECSNLS, DECSLPP),
+    /// DCS 0 $ r ST otherwise.
     pub(crate) fn request_setting(&mut self, request: &[u8]) {
         let answer = match request {
             b"m" => Some(format!("{}m", sgr_report(&self.pen.style))),
             b"r" => Some(format!("{};{}r", self.top + 1, self.bottom + 1)),
             b"s" => Some(format!("{};{}s", self.left + 1, self.right + 1)),
             b" q" => Some(format!("{} q", cursor_shape_report(self.modes.cursor_shape, self.modes.cursor_blink))),
+            // The conformance level, as DA1 names it (a VT220), with 7-bit controls.
+            b"\"p" => Some("62;1\"p".to_string()),
+            // DECSNLS: the lines on the screen; DECSLPP: lines per page, as XTerm 379 answers it
+            // (the last row's index, at least 24).
+            b"*|" => Some(format!("{}*|", self.rows)),
+            b"t" => Some(format!("{}t", (self.rows - 1).max(24))),
             b"\"q" => Some(format!("{}\"q", u8::from(self.pen.style.attrs.has(Attrs::PROTECTED)))),
             _ => None,
         };

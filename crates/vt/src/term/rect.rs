@@ -214,4 +214,75 @@ impl Screen {
             self.touch(y, start, end + 1);
         }
     }
+
+    /// DECRQCRA (CSI Pi ; Pg ; Pt ; Pl ; Pb ; Pr * y): answers `DCS Pi ! ~ xxxx ST`, a 16-bit
+    /// checksum of the rectangle in hexadecimal, when the host allows window operations
+    /// ([`Screen::allow_window_ops`]); the page `Pg` is ignored (there is one). The sum is
+    /// xterm's: each cell's character, plus its attributes (protected 0x4, invisible 0x8,
+    /// underline 0x10, inverse 0x20, blink 0x40, bold 0x80), spaces left out but for the first
+    /// cell, the total negated; XTCHECKSUM's bits turn these off (1: not negated, 2: no
+    /// attributes, 4: spaces counted) or (16) sum whole code points and combining marks, where
+    /// otherwise a character beyond Latin-1 counts as ESC (0x1b), as xterm's does (in both
+    /// halves of a wide one: xterm's right half holds a character beyond Latin-1). xterm's bit
+    /// 8 (skip cells never written) changes nothing here: this engine does not tell a cell that
+    /// was never written from a space.
+    pub(crate) fn checksum_rectangle(&mut self, p: &Params) {
+        if !self.window_ops {
+            return;
+        }
+        const POSITIVE: u16 = 1;
+        const NO_ATTRS: u16 = 2;
+        const NO_TRIM: u16 = 4;
+        const WHOLE: u16 = 16;
+        let mode = self.checksum_ext;
+        let mut total: u32 = 0;
+        if let Some(r) = self.rect_at(p, 2) {
+            let mut first = true;
+            let mut text = String::new();
+            for y in r.top..=r.bottom {
+                let line = self.grid().row_ref(y);
+                for &cell in &line[r.left..=r.right] {
+                    let mut ch = if mode & WHOLE != 0 {
+                        if cell.is_spacer() {
+                            continue;
+                        }
+                        text.clear();
+                        self.push_cell_text(cell, &mut text);
+                        text.chars().map(|c| c as u32).fold(0u32, u32::wrapping_add)
+                    } else {
+                        match cell.char_value() {
+                            Some(c) if (' '..='\u{ff}').contains(&c) => c as u32,
+                            _ => 0x1b,
+                        }
+                    };
+                    if mode & NO_ATTRS == 0 {
+                        let a = line.style(cell).attrs;
+                        for (bit, add) in [
+                            (Attrs::PROTECTED, 0x4),
+                            (Attrs::HIDDEN, 0x8),
+                            (Attrs::INVERSE, 0x20),
+                            (Attrs::BLINK, 0x40),
+                            (Attrs::BOLD, 0x80),
+                        ] {
+                            if a.has(bit) {
+                                ch += add;
+                            }
+                        }
+                        if a.underline() != Underline::None {
+                            ch += 0x10;
+                        }
+                    }
+                    if first || ch != u32::from(b' ') || mode & NO_TRIM != 0 {
+                        total = total.wrapping_add(ch);
+                    }
+                    first = false;
+                }
+            }
+        }
+        if mode & POSITIVE == 0 {
+            total = total.wrapping_neg();
+        }
+        let answer = format!("\x1bP{}!~{:04X}\x1b\\", p.raw(0), total & 0xffff);
+        self.reply(answer.as_bytes());
+    }
 }

@@ -36,6 +36,34 @@ impl Screen {
         }
     }
 
+    /// Allows or refuses (the default, as xterm's `allowWindowOps` is false) the reports that
+    /// xterm's `allowWindowOps` resource gates and this engine has: DECRQCRA, the checksum of
+    /// a rectangle, with XTCHECKSUM choosing how it sums (`rect.rs`), and XTWINOPS 18 and 19,
+    /// the text area's size in characters. A checksum lets a program read the screen back a
+    /// cell at a time, which is why xterm refuses it by default; test suites such as esctest
+    /// need it. The title reports (XTWINOPS 20 and 21) stay refused either way.
+    pub fn allow_window_ops(&mut self, allow: bool) {
+        self.window_ops = allow;
+    }
+
+    /// Sets how DECRQCRA sums (XTCHECKSUM's bits, see `rect.rs`), as xterm's
+    /// `checksumExtension` resource: now, and after every RIS. esctest, for one, expects 3 (not
+    /// negated, no attributes) from XTerm 379.
+    pub fn set_checksum_extension(&mut self, bits: u16) {
+        self.checksum_ext = bits;
+        self.base_checksum_ext = bits;
+    }
+
+    /// XTWINOPS 18 and 19 (CSI 18 t, CSI 19 t): the text area's and the screen's size in
+    /// characters (`CSI 8 ; rows ; cols t`, `CSI 9 ; rows ; cols t`), both the screen here;
+    /// only when window operations are allowed.
+    pub(crate) fn report_size_chars(&mut self, ps: u16) {
+        if self.window_ops {
+            let answer = format!("\x1b[{};{};{}t", ps - 10, self.rows, self.cols);
+            self.reply(answer.as_bytes());
+        }
+    }
+
     /// DA1 (CSI c): a VT220 with ANSI colour (62;22), which is what this engine implements.
     pub(crate) fn primary_device_attributes(&mut self) {
         self.reply(b"\x1b[?62;22c");

@@ -571,10 +571,12 @@ impl Screen {
         self.title.clear();
         self.icon_name.clear();
         self.title_stack.clear();
+        self.saved_modes.clear();
         self.palette = self.base_palette.clone();
         self.last_char = None;
         self.vt52_saved = None;
         self.any_double = false;
+        self.checksum_ext = self.base_checksum_ext;
         self.main.clear_damage();
         self.main.damage_all();
     }

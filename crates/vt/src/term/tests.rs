@@ -2113,7 +2113,7 @@ fn decrqss_reports_margins_cursor_shape_and_protection() {
 #[test]
 fn decrqss_answers_invalid_for_what_it_does_not_know() {
     assert_eq!(replies("\x1bP$qx\x1b\\"), "\x1bP0$r\x1b\\");
-    assert_eq!(replies("\x1bP$q\"p\x1b\\"), "\x1bP0$r\x1b\\");
+    assert_eq!(replies("\x1bP$q$}\x1b\\"), "\x1bP0$r\x1b\\");
     // Other DCS functions are not answered at all.
     assert_eq!(replies("\x1bP+q544e\x1b\\"), "");
 }
@@ -2328,4 +2328,101 @@ fn a_resize_keeps_a_one_row_double_width_line_and_rewraps_a_wrapped_one_as_singl
     t.resize(20, 6);
     assert_eq!(t.screen().line_size(0), crate::LineSize::Single);
     assert_eq!(lines(&t)[..2], [format!("abc{}", "x".repeat(17)), "x".repeat(10)]);
+}
+
+// ---- found by esctest (scripts/esctest.sh), each checked against xterm's source ----
+
+#[test]
+fn nel_at_the_bottom_margin_outside_the_left_and_right_margins_does_not_scroll() {
+    // Margins rows 2-5, columns 2-5; an x at (row 5, column 3); the cursor right of the right
+    // margin on the bottom margin. NEL is IND then CR: IND does not scroll outside the
+    // margins, then CR goes to the left margin.
+    let t = term(10, 8, "\x1b[2;5r\x1b[?69h\x1b[2;5s\x1b[5;3Hx\x1b[5;6H\x1bE");
+    assert_eq!(t.screen().row_text(4), "  x");
+    assert_eq!(cur(&t), (4, 1));
+    // Inside the margins it scrolls the region, as before.
+    let t = term(10, 8, "\x1b[2;5r\x1b[?69h\x1b[2;5s\x1b[5;3Hx\x1b[5;4H\x1bE");
+    assert_eq!(t.screen().row_text(3), "  x");
+    assert_eq!(t.screen().row_text(4), "");
+    assert_eq!(cur(&t), (4, 1));
+}
+
+#[test]
+fn cbt_passes_a_left_margin_and_stops_at_it_only_in_origin_mode() {
+    let t = term(40, 10, "\x1b[?69h\x1b[5;30s\x1b[9;7H\x1b[2Z");
+    assert_eq!(cur(&t), (8, 0));
+    let t = term(40, 10, "\x1b[?69h\x1b[5;30s\x1b[?6h\x1b[1;3H\x1b[5Z");
+    assert_eq!(cur(&t), (0, 4));
+}
+
+#[test]
+fn decid_answers_as_da1() {
+    let mut t = term(10, 3, "\x1bZ");
+    assert_eq!(t.take_replies(), b"\x1b[?62;22c");
+}
+
+#[test]
+fn xtsave_and_xtrestore_put_back_a_private_mode() {
+    // Autowrap saved on, turned off, restored: text wraps again.
+    let t = term(5, 3, "\x1b[?7h\x1b[?7s\x1b[?7l\x1b[?7r\x1b[1;4Hxxx");
+    assert_eq!(lines(&t), ["   xx", "x", ""]);
+    // Saved off, turned on, restored off: the last column is overwritten.
+    let t = term(5, 3, "\x1b[?7l\x1b[?7s\x1b[?7h\x1b[?7r\x1b[1;4Hxxx");
+    assert_eq!(lines(&t), ["   xx", "", ""]);
+    // Several modes in one sequence; a mode never saved is left as it is.
+    let mut t = term(5, 3, "\x1b[?1;6s\x1b[?1h\x1b[?6h\x1b[?25l\x1b[?1;6;25r\x1b[?1$p\x1b[?6$p\x1b[?25$p");
+    assert_eq!(t.take_replies(), b"\x1b[?1;2$y\x1b[?6;2$y\x1b[?25;2$y");
+    // The alternate screen comes back as DECSET would bring it.
+    let t = term(5, 3, "main\x1b[?1049s\x1b[?1049h\x1b[?1049r");
+    assert!(!t.screen().alternate_screen());
+    assert_eq!(t.screen().row_text(0), "main");
+}
+
+#[test]
+fn the_curses_fix_takes_a_tab_after_the_last_column_to_the_next_line() {
+    let t = term(20, 4, "\x1b[?41h\x1b[2;1H12345678901234567890\t1");
+    assert_eq!(t.screen().row_text(2), "        1");
+    // Off (the default): the tab cannot move, the wrap stays pending, and the 1 wraps.
+    let t = term(20, 4, "\x1b[2;1H12345678901234567890\t1");
+    assert_eq!(t.screen().row_text(1), "12345678901234567890");
+    assert_eq!(t.screen().row_text(2), "1");
+    let mut t = term(20, 4, "\x1b[?41h\x1b[?41$p");
+    assert_eq!(t.take_replies(), b"\x1b[?41;1$y");
+}
+
+#[test]
+fn decrqss_answers_the_level_and_the_page_length() {
+    let mut t = term(80, 25, "\x1bP$q\"p\x1b\\\x1bP$q*|\x1b\\\x1bP$qt\x1b\\");
+    assert_eq!(t.take_replies(), b"\x1bP1$r62;1\"p\x1b\\\x1bP1$r25*|\x1b\\\x1bP1$r24t\x1b\\");
+    // DECSACE is not reported by XTerm 379.
+    let mut t = term(80, 25, "\x1bP$q*x\x1b\\");
+    assert_eq!(t.take_replies(), b"\x1bP0$r\x1b\\");
+}
+
+#[test]
+fn decrqcra_and_size_reports_answer_only_when_the_host_allows_window_operations() {
+    let mut t = term(10, 3, "ab");
+    t.feed(b"\x1b[1;1;1;1;1;10*y\x1b[18t");
+    assert_eq!(t.take_replies(), b"", "refused by default, as by xterm");
+    t.screen_mut().allow_window_ops(true);
+    // DEC's sum: characters and attributes, spaces but the first left out, negated.
+    t.feed(b"\x1b[7;0;1;1;1;10*y");
+    assert_eq!(t.take_replies(), format!("\x1bP7!~{:04X}\x1b\\", (0x10000 - (0x61 + 0x62)) & 0xffff).as_bytes());
+    t.feed(b"\x1b[1m\x1b[2;1Hc\x1b[0m\x1b[8;0;2;1;2;1*y");
+    assert_eq!(t.take_replies(), format!("\x1bP8!~{:04X}\x1b\\", 0x10000 - (0x63 + 0x80)).as_bytes());
+    // XTCHECKSUM 1 | 2 | 4: positive, no attributes, every space counted.
+    t.feed(b"\x1b[7#y\x1b[9;0;1;1;2;10*y");
+    assert_eq!(t.take_replies(), format!("\x1bP9!~{:04X}\x1b\\", 0x61 + 0x62 + 0x63 + 17 * 0x20).as_bytes());
+    // Beyond Latin-1 a character counts as ESC, both halves of a wide one, unless bit 16 asks
+    // for code points (the right half then counts nothing).
+    t.feed("\x1b[3;1H字é\x1b[1;0;3;1;3;3*y".as_bytes());
+    assert_eq!(t.take_replies(), format!("\x1bP1!~{:04X}\x1b\\", 2 * 0x1b + 0xe9).as_bytes());
+    t.feed(b"\x1b[23#y\x1b[1;0;3;1;3;3*y");
+    assert_eq!(t.take_replies(), format!("\x1bP1!~{:04X}\x1b\\", 0x5b57 + 0xe9).as_bytes());
+    t.feed(b"\x1b[18t\x1b[19t");
+    assert_eq!(t.take_replies(), b"\x1b[8;3;10t\x1b[9;3;10t");
+    // RIS puts the checksum's bits back to the host's setting.
+    t.screen_mut().set_checksum_extension(3);
+    t.feed(b"\x1b[7#y\x1bc\x1b[1;0;1;1;1;1*y");
+    assert_eq!(t.take_replies(), b"\x1bP1!~0020\x1b\\");
 }
