@@ -6,7 +6,8 @@
 //! the screen is printed.
 //!
 //! Usage: `cargo run --release -p blitty-lab --example ptyhost -- [--size COLSxROWS] CMD [ARGS]`
-//! (default 80x25, esctest's size). `scripts/esctest.sh` runs esctest this way.
+//! (default 80x25, esctest's size). `scripts/esctest.sh` runs esctest this way, and
+//! `scripts/ucs-detect.sh` runs ucs-detect (character widths measured through CPR).
 
 use std::ffi::OsString;
 use std::io::Write;

@@ -335,7 +335,7 @@ impl AnsiPresenter {
         } else {
             let mut s = String::new();
             screen.push_cell_text(cell, &mut s);
-            Text::Cluster(s.into_boxed_str())
+            Text::Cluster(for_any_host(s).into_boxed_str())
         };
         HostCell { text, style: row.style(cell) }
     }
@@ -717,4 +717,37 @@ pub fn transcript(screen: &Screen, out: &mut Vec<u8>) {
             out.extend_from_slice(b"\r\n");
         }
     }
+}
+
+/// A cell's cluster as it is sent to the host terminal: without the characters that make some
+/// terminals give it another width than the engine's (which is xterm's and the C library's
+/// `wcwidth`, by which programs lay out their lines). VS16 (U+FE0F) widens a narrow emoji to
+/// two cells in kitty, foot, ghostty, konsole and tmux 3.4 (`❤️`, `⚠️`, `#️`: one cell here),
+/// VS15 (U+FE0E) narrows a wide one there (`⌚︎`: two cells here), and a ZWJ after an emoji
+/// joins the next emoji into one two-cell picture there (`👨‍👩‍👧`: six cells here, as in
+/// xterm and alacritty). The engine keeps the cell as the program wrote it; only the host gets
+/// the character without them, so that what follows stays in its column in every terminal
+/// (measured by ucs-detect: `scripts/ucs-detect.sh`). A ZWJ after anything else (Indic
+/// conjuncts, which no terminal widens) is kept.
+fn for_any_host(cluster: String) -> String {
+    let emoji_base = cluster.chars().next().is_some_and(is_emoji_block);
+    let dropped = |c: char| matches!(c, '\u{fe0e}' | '\u{fe0f}') || (c == '\u{200d}' && emoji_base);
+    if !cluster.chars().any(dropped) {
+        return cluster;
+    }
+    let kept: String = cluster.chars().filter(|&c| !dropped(c)).collect();
+    // A cluster of nothing but those (a mark at the start of a row) still takes its cell.
+    if kept.is_empty() {
+        " ".to_string()
+    } else {
+        kept
+    }
+}
+
+/// Whether `c` is in the blocks that hold emoji (Extended_Pictographic's): the symbols and
+/// pictographs from U+1F000, arrows to miscellaneous symbols and dingbats (U+2190..U+2BFF),
+/// and the few elsewhere (©, ®, ‼, ⁉, ™, ℹ, Ⓜ, 〰, 〽, ㊗, ㊙).
+fn is_emoji_block(c: char) -> bool {
+    matches!(c as u32, 0x1f000..=0x1faff | 0x2190..=0x2bff | 0xa9 | 0xae | 0x203c | 0x2049 | 0x2122 | 0x2139
+        | 0x3030 | 0x303d | 0x3297 | 0x3299)
 }
