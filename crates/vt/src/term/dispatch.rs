@@ -156,6 +156,7 @@ impl Perform for Screen {
             (0, [], b'b') => self.repeat_last(last, n(0)),  // REP
             (0, [], b'c') if p.raw(0) == 0 => self.primary_device_attributes(), // DA1
             (b'>', [], b'c') if p.raw(0) == 0 => self.secondary_device_attributes(), // DA2
+            (b'>', [], b'q') if p.raw(0) == 0 => self.report_version(), // XTVERSION
             (0, [], b'd') => self.cursor_row(n(0)),         // VPA
             (0, [], b'e') => self.cursor_relative(0, n(0)), // VPR
             (0, [], b'f') => self.cursor_position(n(0), n(1)), // HVP

@@ -74,6 +74,14 @@ impl Screen {
         self.reply(b"\x1b[>1;10;0c");
     }
 
+    /// XTVERSION (CSI > q): the terminal's name and version, `DCS > | blitty(0.1.0) ST`, as
+    /// xterm answers `XTerm(379)`: programs (tmux, neovim, kitty's kittens) tell terminals apart
+    /// by it, where DA1 and DA2 only name a VT220.
+    pub(crate) fn report_version(&mut self) {
+        let answer = format!("\x1bP>|blitty({})\x1b\\", env!("CARGO_PKG_VERSION"));
+        self.reply(answer.as_bytes());
+    }
+
     /// OSC Ps ; Pt: 0 sets icon name and title, 1 the icon name, 2 the title, 8 a hyperlink;
     /// 4, 10, 11, 12 set or query colours, 104, 110, 111, 112 reset them.
     pub(crate) fn operating_system_command(&mut self, payload: &[u8], bel: bool) {

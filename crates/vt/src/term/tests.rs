@@ -2426,3 +2426,10 @@ fn decrqcra_and_size_reports_answer_only_when_the_host_allows_window_operations(
     t.feed(b"\x1b[7#y\x1bc\x1b[1;0;1;1;1;1*y");
     assert_eq!(t.take_replies(), b"\x1bP1!~0020\x1b\\");
 }
+
+#[test]
+fn xtversion_names_the_terminal_and_its_version() {
+    let mut t = term(10, 3, "\x1b[>q\x1b[>0q\x1b[>1q");
+    let one = format!("\x1bP>|blitty({})\x1b\\", env!("CARGO_PKG_VERSION"));
+    assert_eq!(String::from_utf8(t.take_replies()).unwrap(), one.repeat(2));
+}
