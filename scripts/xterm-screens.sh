@@ -172,6 +172,7 @@ declare -A cases=(
     [esctest-nel-outside-margins]="$E[2;5r$E[?69h$E[2;5s$E[5;3Hx$E[5;6H${E}Ey"
     [esctest-curses-fix-tab]="$E[?41h$E[2;1H$(printf '1234567890%.0s' $(seq 8))"$'\t'"1"
     [esctest-xtsave-autowrap]="$E[?7h$E[?7s$E[?7l$E[?7r$E[1;78Hxxxxx"
+    [el-in-pending-wrap]="$E[2;1H$(printf 'x%.0s' $(seq 79))+$E[0Kb$E[4;1H$(printf 'y%.0s' $(seq 79))+$E[1Kc"
     [esctest-xtsave-autowrap-off]="$E[?7l$E[?7s$E[?7h$E[?7r$E[1;78Hxxxxx"
 )
 for f in A 4 C 5 R f Q 9 K Y '`' E 6 %6 Z H 7 =; do
