@@ -234,6 +234,12 @@ proptest! {
             (1u8..10, 1u8..30).prop_map(|(r, c)| format!("\x1b[{r};{c}H").into_bytes()),
             Just(b"\x1b[K\x1b[2L\x1b[3P\x1b[2@".to_vec()),
             Just(b"\x1b[2;8r\x1b[8;1H\n\n\x1b[r".to_vec()),
+            // Regions scrolled again and again between frames (damage a region scroll knows
+            // to be there already): a status line under the text, RI at a top margin, SU, SD.
+            Just(b"\x1b[1;9r\x1b[9;1Hy\r\nyy\r\nyyy\r\n".to_vec()),
+            Just(b"\x1b[3;7r\x1b[3;1H\x1bMa\x1bMb\x1b[2Tc\x1b[S".to_vec()),
+            Just(b"\x1b[r".to_vec()),
+            Just(b"\x1b[10;1H\nz".to_vec()),
             Just(b"\x1b[?1049h".to_vec()),
             Just(b"\x1b[?1049l".to_vec()),
         ], 1..120),
@@ -337,4 +343,17 @@ fn emoji_whose_width_terminals_disagree_on_reach_the_host_in_the_engine_s_cells(
     };
     assert_eq!([col(2), col(5), col(12), col(14)], ["b", "c", "d", "e"]);
     assert_eq!(host.screen().row_text(0), host_form(&engine.screen().row_text(0)));
+}
+
+#[test]
+fn rows_scrolled_into_a_region_known_dirty_are_redrawn() {
+    // A region scroll knows its rows are all dirty until the next frame; a scroll of the whole
+    // screen in between brings a clean row into the region, which the next region scroll must
+    // mark (on the alternate screen, whose scrolls do not count as history).
+    let fill: String = (0..10).map(|i| format!("\x1b[{};1Hrow {i}", i + 1)).collect();
+    let first = format!("\x1b[?1049h{fill}");
+    let then = "\x1b[1;9r\x1b[9;1H\n\x1b[r\x1b[10;1H\n\x1b[1;9r\x1b[9;1H\n";
+    present_and_check(&[first.as_bytes(), then.as_bytes()], 20, 10);
+    let main = "\x1b[?1049l\x1b[1;9r\x1b[9;1H\n\x1b[r\x1b[10;1H\n\x1b[1;9r\x1b[9;1H\n";
+    present_and_check(&[fill.as_bytes(), main.as_bytes()], 20, 10);
 }

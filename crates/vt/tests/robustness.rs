@@ -190,8 +190,9 @@ fn every_scalar_value_written_in_one_pass_gives_what_one_at_a_time_gives() {
 /// writes and scrolls them: the pen (default, a palette colour, a background, an RGB colour), a
 /// wide character on the bottom row, the cursor off the bottom row (and above a bottom row with
 /// text on it, so that the first line taken at once overwrites it), scroll margins top/bottom
-/// and left/right, insert mode, autowrap off, newline mode, DEC graphics in GL, the alternate
-/// screen, LF alone, and REP after them.
+/// and left/right (a region with rows under or over it, its bottom row holding the cursor),
+/// insert mode, autowrap off, newline mode, DEC graphics in GL, the alternate screen, LF alone,
+/// and REP after them.
 fn plain_lines() -> impl Strategy<Value = Vec<u8>> {
     let line = (prop_oneof![3 => 0usize..8, 1 => 0usize..34], any::<u8>()).prop_map(|(n, seed)| {
         let mut l: Vec<u8> = (0..n).map(|i| 0x20 + ((seed as usize + 7 * i) % 95) as u8).collect();
@@ -212,6 +213,14 @@ fn plain_lines() -> impl Strategy<Value = Vec<u8>> {
         b"\x1b[?69h\x1b[2;4s\x1b[999;1H",
         b"\x1b[2r",
         b"\x1b[r",
+        // Regions with rows under them (a status line) or over them, the cursor on their
+        // bottom row: lines there are taken at once too (`print_region_lines`).
+        b"\x1b[1;3r\x1b[3;1H",
+        b"\x1b[2;4r\x1b[4;1H",
+        b"\x1b[1;2r\x1b[2;1H",
+        // The line before goes to the region's bottom row without scrolling: the first taken
+        // at once is written over a wide character there.
+        b"\x1b[1;3r\x1b[3;2H\xe5\xad\x97\x1b[2;1H",
         b"\x1b[?69h\x1b[2;5s",
         b"\x1b[?69l",
         b"\x1b[4h",

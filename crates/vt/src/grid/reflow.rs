@@ -315,6 +315,7 @@ impl Grid {
         self.styles = row_styles;
         self.style_epoch += 1;
         self.lines = (0..self.meta.len() as u32).collect();
+        self.dirty_run = None;
         self.free.clear();
         self.cols = cols;
         self.rows = rows;

@@ -25,7 +25,14 @@ impl Perform for Screen {
         // not start as plain text (non-Latin text, escape sequences), the lines are not taken:
         // a few tests here rather than a call.
         let plain = |b: u8| (0x20..0x7f).contains(&b) || b == b'\r';
-        if self.cursor.y + 1 != self.rows || self.alt_active || !bytes.first().is_some_and(|&b| plain(b)) {
+        if !bytes.first().is_some_and(|&b| plain(b)) {
+            return 0;
+        }
+        if self.cursor.y == self.bottom && (self.top > 0 || self.bottom + 1 < self.rows) {
+            // Lines scrolling in a region (a status line under it, a title over it).
+            return self.print_region_lines(bytes);
+        }
+        if self.cursor.y + 1 != self.rows || self.alt_active {
             return 0;
         }
         let skipped = if self.flood { self.skip_unseen_lines(bytes) } else { 0 };

@@ -6,6 +6,7 @@
 //! What is checked:
 //! - the ring: `lines` holds the history then exactly `rows` visible rows; history is within its
 //!   cap; every row id is in exactly one of `lines` and `free`; the slab has `cols` cells a row;
+//! - damage: the rows a scroll of a region knows to be wholly dirty (`Grid::dirty_run`) are;
 //! - each row: its `used` bound and damage stay within the columns, and every cell from `used`
 //!   on is a default blank (recycling clears only up to `used`, so a wrong bound would leak old
 //!   text into a new line: the U+17D8 crash was this bound running past the row);
@@ -27,23 +28,90 @@ use crate::grid::Grid;
 /// An invariant that does not hold; `line` counts history and visible rows from the oldest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Violation {
-    RingLength { lines: usize, rows: usize },
-    HistoryOverCap { history: usize, cap: usize },
-    RowIdsNotAPartition { ids: usize, allocated: usize },
-    SlabSize { cells: usize, rows_allocated: usize, cols: usize },
-    UsedPastColumns { line: usize, used: usize, cols: usize },
-    NotBlankPastUsed { line: usize, col: usize },
-    DamagePastColumns { line: usize, end: usize, cols: usize },
-    WideWithoutSpacer { line: usize, col: usize },
-    SpacerWithoutWide { line: usize, col: usize },
-    DeadStyle { line: usize, col: usize, id: u32 },
-    BadPackedStyle { line: usize, col: usize, id: u32 },
-    StyleListOverCap { line: usize, len: usize, cap: usize },
-    DeadCluster { line: usize, col: usize, id: u32 },
-    CursorOffScreen { x: usize, y: usize, cols: usize, rows: usize },
-    MarginsOffScreen { top: usize, bottom: usize, left: usize, right: usize },
-    TabStops { len: usize, cols: usize },
-    GridSize { cols: usize, rows: usize },
+    RingLength {
+        lines: usize,
+        rows: usize,
+    },
+    HistoryOverCap {
+        history: usize,
+        cap: usize,
+    },
+    RowIdsNotAPartition {
+        ids: usize,
+        allocated: usize,
+    },
+    SlabSize {
+        cells: usize,
+        rows_allocated: usize,
+        cols: usize,
+    },
+    UsedPastColumns {
+        line: usize,
+        used: usize,
+        cols: usize,
+    },
+    NotBlankPastUsed {
+        line: usize,
+        col: usize,
+    },
+    DamagePastColumns {
+        line: usize,
+        end: usize,
+        cols: usize,
+    },
+    /// A visible row inside the run of rows known to be wholly dirty is not.
+    KnownDirtyRowIsNot {
+        y: usize,
+        dirty: (u16, u16),
+    },
+    WideWithoutSpacer {
+        line: usize,
+        col: usize,
+    },
+    SpacerWithoutWide {
+        line: usize,
+        col: usize,
+    },
+    DeadStyle {
+        line: usize,
+        col: usize,
+        id: u32,
+    },
+    BadPackedStyle {
+        line: usize,
+        col: usize,
+        id: u32,
+    },
+    StyleListOverCap {
+        line: usize,
+        len: usize,
+        cap: usize,
+    },
+    DeadCluster {
+        line: usize,
+        col: usize,
+        id: u32,
+    },
+    CursorOffScreen {
+        x: usize,
+        y: usize,
+        cols: usize,
+        rows: usize,
+    },
+    MarginsOffScreen {
+        top: usize,
+        bottom: usize,
+        left: usize,
+        right: usize,
+    },
+    TabStops {
+        len: usize,
+        cols: usize,
+    },
+    GridSize {
+        cols: usize,
+        rows: usize,
+    },
 }
 
 impl std::fmt::Display for Violation {

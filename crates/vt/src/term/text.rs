@@ -349,6 +349,50 @@ impl Screen {
         taken
     }
 
+    /// Whole lines of plain text (as [`Self::print_whole_lines`] takes them) written at the
+    /// bottom of a scroll region that is not the whole screen (a status line under it: vim,
+    /// less, vtebench's scrolling regions), where the lines leaving it are not kept (a region
+    /// under the top row, or no history: the alternate screen): each line's cells are written
+    /// into the region's bottom row, then the region scrolls up a line as LF scrolls it
+    /// (`Grid::scroll_region_one`). What
+    /// [`Self::print_ascii_run`], CR and LF would do for each, taken without the parser's turns
+    /// and `index`'s general scroll. Returns the bytes taken: none in any other state.
+    #[inline(never)]
+    pub(crate) fn print_region_lines(&mut self, bytes: &[u8]) -> usize {
+        let (y, cols) = (self.bottom, self.cols);
+        let save = !self.alt_active;
+        if !(self.cursor.x == 0
+            && !self.cursor.pending_wrap
+            && self.cursor.y == y
+            && (self.top > 0 || y + 1 < self.rows)
+            && self.full_width()
+            && !self.modes.insert
+            && self.charsets.gl_is_ascii()
+            && !self.any_double
+            && self.pen.style.bg == Color::Default
+            && (self.top > 0 || self.grid().keeps_no_rows(save)))
+        {
+            return 0;
+        }
+        let mut taken = 0;
+        while let Some(n) = crate::scan::whole_line(&bytes[taken..], cols) {
+            if n > 0 {
+                let style = self.pen_id(y);
+                let (row, meta) = self.grid_mut().row_meta_mut(y);
+                let (s, e) = split_wide_cells(row, 0, n);
+                crate::scan::write_ascii(&mut row[..n], &bytes[taken..taken + n], style);
+                meta.touch(s, e);
+            }
+            taken += n + 2;
+            let top = self.top;
+            self.grid_mut().scroll_region_one(top, y);
+        }
+        if taken > 0 {
+            self.last_char = None;
+        }
+        taken
+    }
+
     /// Whether lines of plain text written now would each go into the bottom row from its
     /// first column and scroll the whole main screen (the state [`Self::print_whole_lines`]
     /// and [`Self::skip_unseen_lines`] need).
