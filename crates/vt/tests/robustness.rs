@@ -486,3 +486,48 @@ fn huge_parameters_and_payloads_stay_within_caps() {
     let c = t.screen().cursor();
     assert!(c.x < 80 && c.y < 24);
 }
+
+/// Scrolls of a region in one sequence (`CSI n S`, `CSI n T`) and in single lines (`CSI S`
+/// n times): a single line takes the short way (`Grid::scroll_region_one`), several at once
+/// the general one. Regions at the top, the bottom and in the middle, on the main screen (with
+/// a history that fills) and the alternate screen, in the default blank and a coloured one,
+/// with text between. (At most the region's height at once: xterm scrolls no more than that.)
+fn region_scrolls() -> impl Strategy<Value = Vec<(Vec<u8>, u8, usize)>> {
+    let op = prop_oneof![
+        (1usize..8, 0usize..8).prop_map(|(t, b)| (format!("\x1b[{t};{}r", t + b).into_bytes(), 0, 0)),
+        Just((b"\x1b[r".to_vec(), 0, 0)),
+        (1usize..9, 0u8..20).prop_map(|(y, k)| (format!("\x1b[{y};1Hline {k}").into_bytes(), 0, 0)),
+        Just((b"\x1b[44m".to_vec(), 0, 0)),
+        Just((b"\x1b[m".to_vec(), 0, 0)),
+        Just((b"\x1b[?1049h".to_vec(), 0, 0)),
+        Just((b"\x1b[?1049l".to_vec(), 0, 0)),
+        (prop::sample::select(b"ST".to_vec()), 1usize..5).prop_map(|(f, n)| (Vec::new(), f, n)),
+    ];
+    prop::collection::vec(op, 0..40)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_region_scrolled_n_lines_at_once_gives_what_n_single_lines_give(ops in region_scrolls(), cols in 1usize..12, rows in 1usize..9, scrollback in 0usize..5) {
+        let mut probe = Terminal::with_scrollback(cols, rows, scrollback);
+        let mut at_once = Vec::new();
+        let mut singly = Vec::new();
+        for (bytes, f, n) in &ops {
+            if *n == 0 {
+                probe.feed(bytes);
+                at_once.extend_from_slice(bytes);
+                singly.extend_from_slice(bytes);
+            } else {
+                let (top, bottom, _, _) = probe.screen().margins();
+                let n = (*n).min(bottom + 1 - top);
+                at_once.extend_from_slice(format!("\x1b[{n}{}", *f as char).as_bytes());
+                for _ in 0..n {
+                    singly.extend_from_slice(format!("\x1b[{}", *f as char).as_bytes());
+                }
+            }
+        }
+        prop_assert_eq!(observed(cols, rows, scrollback, &[&at_once], false), observed(cols, rows, scrollback, &[&singly], false));
+    }
+}

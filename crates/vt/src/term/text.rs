@@ -351,8 +351,7 @@ impl Screen {
 
     /// Whole lines of plain text (as [`Self::print_whole_lines`] takes them) written at the
     /// bottom of a scroll region that is not the whole screen (a status line under it: vim,
-    /// less, vtebench's scrolling regions), where the lines leaving it are not kept (a region
-    /// under the top row, or no history: the alternate screen): each line's cells are written
+    /// less, apt's progress bar, vtebench's scrolling regions): each line's cells are written
     /// into the region's bottom row, then the region scrolls up a line as LF scrolls it
     /// (`Grid::scroll_region_one`). What
     /// [`Self::print_ascii_run`], CR and LF would do for each, taken without the parser's turns
@@ -369,8 +368,7 @@ impl Screen {
             && !self.modes.insert
             && self.charsets.gl_is_ascii()
             && !self.any_double
-            && self.pen.style.bg == Color::Default
-            && (self.top > 0 || self.grid().keeps_no_rows(save)))
+            && self.pen.style.bg == Color::Default)
         {
             return 0;
         }
@@ -385,7 +383,7 @@ impl Screen {
             }
             taken += n + 2;
             let top = self.top;
-            self.grid_mut().scroll_region_one(top, y);
+            self.grid_mut().scroll_region_one(top, y, save);
         }
         if taken > 0 {
             self.last_char = None;
