@@ -154,8 +154,8 @@ fn restore_host() {
     }
 }
 
-/// Writes all of `bytes`, retrying on EINTR and waiting out EAGAIN. Async-signal-safe.
-fn write_all(fd: BorrowedFd<'_>, mut bytes: &[u8]) {
+/// Writes all of `bytes`, retrying on EINTR and waiting out EAGAIN (10 s at most). Async-signal-safe.
+pub fn write_all(fd: BorrowedFd<'_>, mut bytes: &[u8]) {
     let mut spins = 0;
     while !bytes.is_empty() && spins < 1000 {
         match rustix::io::write(fd, bytes) {

@@ -58,7 +58,7 @@ fn main() {
             Ok(n) => {
                 term.feed(&buf[..n]);
                 let replies = term.take_replies();
-                write_all(&pty.master, &replies);
+                blitty_io::restore::write_all(pty.master.as_fd(), &replies);
             }
             Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => {
                 if let Ok(Some(_)) = pty.child.try_wait() {
@@ -74,19 +74,5 @@ fn main() {
     let screen = term.screen();
     for y in 0..screen.rows() {
         let _ = writeln!(out, "{}", screen.row_text(y));
-    }
-}
-
-/// Writes all of `bytes` to the master (non-blocking), waiting while it is full.
-fn write_all(fd: &impl AsFd, mut bytes: &[u8]) {
-    while !bytes.is_empty() {
-        match rustix::io::write(fd, bytes) {
-            Ok(n) => bytes = &bytes[n..],
-            Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => {
-                let mut fds = [PollFd::new(fd, PollFlags::OUT)];
-                let _ = poll(&mut fds, None);
-            }
-            Err(_) => return,
-        }
     }
 }

@@ -440,26 +440,18 @@ impl Grid {
 
     #[inline(always)]
     fn reset_row(&mut self, id: u32, blank: &Style) {
+        if blank.is_default() {
+            return self.reset_row_default(id);
+        }
         self.clear_styles(id);
         let list = &mut self.styles[id as usize];
         let start = id as usize * self.cols;
-        let meta = &mut self.meta[id as usize];
-        let row = &mut self.cells[start..start + self.cols];
-        let used = if blank.is_default() {
-            // Copied from a row of blanks: memcpy moves 16 or 32 bytes a store where fill
-            // stores one cell at a time (a recycled row is cleared for every line scrolled).
-            let used = (meta.used as usize).min(row.len());
-            row[..used].copy_from_slice(&BLANK_ROW[..used]);
-            0
-        } else {
-            let id = blank.pack().unwrap_or_else(|| {
-                list.push(*blank);
-                1
-            });
-            row.fill(Cell::blank(id));
-            self.cols as u16
-        };
-        *meta = RowMeta::fresh(self.cols, used);
+        let style = blank.pack().unwrap_or_else(|| {
+            list.push(*blank);
+            1
+        });
+        self.cells[start..start + self.cols].fill(Cell::blank(style));
+        self.meta[id as usize] = RowMeta::fresh(self.cols, self.cols as u16);
     }
 
     #[inline]
@@ -658,33 +650,27 @@ impl Grid {
         }
     }
 
-    /// `scroll_up` by one line of rows `top..=bottom`, a region that is not the whole screen,
-    /// in the default blank. From a region at the top with `save` and history kept, the top
-    /// row goes into history and a new row (or the oldest history row, cleared) becomes the
-    /// region's bottom row, as xterm keeps lines leaving such a region; otherwise the row
-    /// leaving it is cleared and becomes its bottom row. Where the ring's front is the region's
-    /// top (history, or no history and the alternate screen), the ring turns as for a scroll
-    /// of the whole screen and the rows under the region go back under it.
-    /// `reset_row` is written out for the default blank. vtebench's
-    /// scrolling_bottom_region (a status line under the text: vim's and less's shape) took 890
-    /// instructions a line before this, `dirty_run` and `Screen::print_region_lines`, and 321
-    /// after; alacritty_terminal was 1.6 times as fast, and is 0.6 times.
-    #[inline(never)]
-    pub(crate) fn scroll_region_one(&mut self, top: usize, bottom: usize, save: bool) {
-        debug_assert!(top <= bottom && (top > 0 || bottom + 1 < self.rows));
-        let were_dirty = self.known_dirty(top, bottom);
-        if top == 0 {
-            self.anchor = None;
-        }
-        if top == 0 && save && self.history_cap > 0 {
+    /// One line of `scroll_up` of rows `top..=bottom`, its damage left to the caller. From a
+    /// region at the top with `save` and history kept, the top row goes into history and a new
+    /// row (or the oldest history row, cleared) becomes the region's bottom row, as xterm keeps
+    /// lines leaving such a region; otherwise the row leaving it is cleared and becomes its
+    /// bottom row. Where the ring's front is the region's top (history kept, or none in the
+    /// ring) the ring turns as for a scroll of the whole screen, and the rows under the region
+    /// go back under it (`lift_bottom_row`); elsewhere the row moves by `remove` and `insert`.
+    /// `DEFAULT` says `blank` is the default style, known where the caller knows it, so that
+    /// the rows are cleared without asking (`reset_row_default`).
+    #[inline(always)]
+    fn scroll_up_line<const DEFAULT: bool>(&mut self, top: usize, bottom: usize, blank: &Style, save: bool) {
+        if save && top == 0 && self.history_cap > 0 {
+            // [.. h, v0, v1 .. vb, vb+1 ..] -> [.. h, v0 | v1 .. vb, NEW, vb+1 ..]
             self.settle_styles(self.visible_id(0));
             self.pushed += 1;
             let id = if self.history_len() >= self.history_cap {
                 let id = self.lines.pop_front().expect("lines hold at least the screen");
-                self.reset_row_default(id);
+                self.reset_line_row::<DEFAULT>(id, blank);
                 id
             } else {
-                self.fresh_row(&Style::default())
+                self.fresh_row(blank)
             };
             self.lend_spare_styles(id);
             self.lines.push_back(id);
@@ -696,7 +682,7 @@ impl Grid {
             } else {
                 self.lines.remove(at).expect("row inside the screen")
             };
-            self.reset_row_default(id);
+            self.reset_line_row::<DEFAULT>(id, blank);
             if at == 0 {
                 self.lines.push_back(id);
                 self.lift_bottom_row(bottom);
@@ -704,6 +690,32 @@ impl Grid {
                 self.lines.insert(at - top + bottom, id);
             }
         }
+    }
+
+    /// `reset_row`, in the default blank without asking when `DEFAULT`.
+    #[inline(always)]
+    fn reset_line_row<const DEFAULT: bool>(&mut self, id: u32, blank: &Style) {
+        if DEFAULT {
+            self.reset_row_default(id)
+        } else {
+            self.reset_row(id, blank)
+        }
+    }
+
+    /// A region scroll of one line in the default blank (LF at a region's bottom, whole lines
+    /// written there: `Screen::print_region_lines`), with its damage: `scroll_up`'s line, its
+    /// rows cleared without asking what the blank is. vtebench's scrolling_bottom_region (a
+    /// status line under the text: vim's and less's shape) took 890 instructions a line before
+    /// this, `dirty_run` and `print_region_lines`, and 325 after; alacritty_terminal was 1.6
+    /// times as fast, and is 0.6 times.
+    #[inline(never)]
+    pub(crate) fn scroll_region_one(&mut self, top: usize, bottom: usize, save: bool) {
+        debug_assert!(top <= bottom && (top > 0 || bottom + 1 < self.rows));
+        if top == 0 {
+            self.anchor = None;
+        }
+        let were_dirty = self.known_dirty(top, bottom);
+        self.scroll_up_line::<true>(top, bottom, &Style::default(), save);
         self.region_moved(top, bottom, were_dirty);
     }
 
@@ -900,33 +912,7 @@ impl Grid {
         let n = n.min(bottom + 1 - top);
         let were_dirty = !full && self.known_dirty(top, bottom);
         for _ in 0..n {
-            if save && top == 0 && self.history_cap > 0 {
-                // [.. h, v0, v1 .. vb, vb+1 ..] -> [.. h, v0 | v1 .. vb, NEW, vb+1 ..]
-                self.settle_styles(self.visible_id(0));
-                self.pushed += 1;
-                let id = if self.history_len() >= self.history_cap {
-                    let id = self.lines.pop_front().expect("lines hold at least the screen");
-                    self.reset_row(id, blank);
-                    id
-                } else {
-                    self.fresh_row(blank)
-                };
-                self.lend_spare_styles(id);
-                self.lines.push_back(id);
-                self.lift_bottom_row(bottom);
-            } else if top == 0 && self.lines.len() == self.rows {
-                // No history to keep (the alternate screen): the ring turns as for a scroll of
-                // the whole screen, and the rows under the region go back under it.
-                let id = self.lines.pop_front().expect("lines hold at least the screen");
-                self.reset_row(id, blank);
-                self.lines.push_back(id);
-                self.lift_bottom_row(bottom);
-            } else {
-                let base = self.lines.len() - self.rows;
-                let id = self.lines.remove(base + top).expect("row inside the screen");
-                self.reset_row(id, blank);
-                self.lines.insert(base + bottom, id);
-            }
+            self.scroll_up_line::<false>(top, bottom, blank, save);
         }
         if full {
             self.scrolled = (self.scrolled + n).min(self.rows);

@@ -124,7 +124,9 @@ impl Style {
     /// Whether this is the default style (what a cell's style id 0 means).
     #[inline]
     pub fn is_default(&self) -> bool {
-        matches!((self.fg, self.bg, self.underline_color), (Color::Default, Color::Default, Color::Default))
+        matches!(self.fg, Color::Default)
+            && matches!(self.bg, Color::Default)
+            && matches!(self.underline_color, Color::Default)
             && self.attrs.0 == 0
             && self.link == 0
     }

@@ -313,14 +313,7 @@ impl Screen {
         // A line wider than the screen wraps: the general way. One exactly as wide leaves a
         // pending wrap that its CR takes back, so it is taken here.
         while let Some(n) = crate::scan::whole_line(&bytes[taken..], cols) {
-            let rest = &bytes[taken..];
-            if n > 0 {
-                let style = self.pen_id(y);
-                let (row, meta) = self.main.row_meta_mut(y);
-                let (s, e) = split_wide_cells(row, 0, n);
-                crate::scan::write_ascii(&mut row[..n], &rest[..n], style);
-                meta.touch(s, e);
-            }
+            self.write_line_text(y, &bytes[taken..taken + n]);
             taken += n + 2;
             // CR leaves the cursor where it is (column 0, as the text was written from there
             // without moving it), and LF scrolls: the cursor stays at the start of the bottom row.
@@ -353,37 +346,27 @@ impl Screen {
     /// bottom of a scroll region that is not the whole screen (a status line under it: vim,
     /// less, apt's progress bar, vtebench's scrolling regions): each line's cells are written
     /// into the region's bottom row, then the region scrolls up a line as LF scrolls it
-    /// (`Grid::scroll_region_one`). What
-    /// [`Self::print_ascii_run`], CR and LF would do for each, taken without the parser's turns
-    /// and `index`'s general scroll. Returns the bytes taken: none in any other state.
+    /// (`Grid::scroll_region_one`, or `Grid::scroll_up` in a coloured blank: the scroll `index`
+    /// would make, without `index`'s way to it). What
+    /// [`Self::print_ascii_run`], CR and LF would do for each, taken without the parser's turns.
+    /// Returns the bytes taken: none in any other state.
     #[inline(never)]
     pub(crate) fn print_region_lines(&mut self, bytes: &[u8]) -> usize {
-        let (y, cols) = (self.bottom, self.cols);
-        let save = !self.alt_active;
-        if !(self.cursor.x == 0
-            && !self.cursor.pending_wrap
-            && self.cursor.y == y
-            && (self.top > 0 || y + 1 < self.rows)
-            && self.full_width()
-            && !self.modes.insert
-            && self.charsets.gl_is_ascii()
-            && !self.any_double
-            && self.pen.style.bg == Color::Default)
-        {
+        let (top, y, cols) = (self.top, self.bottom, self.cols);
+        if !(self.at_plain_line_start() && self.cursor.y == y && (top > 0 || y + 1 < self.rows)) {
             return 0;
         }
+        let (blank, save) = (self.blank(), !self.alt_active);
+        let default_blank = blank.is_default();
         let mut taken = 0;
         while let Some(n) = crate::scan::whole_line(&bytes[taken..], cols) {
-            if n > 0 {
-                let style = self.pen_id(y);
-                let (row, meta) = self.grid_mut().row_meta_mut(y);
-                let (s, e) = split_wide_cells(row, 0, n);
-                crate::scan::write_ascii(&mut row[..n], &bytes[taken..taken + n], style);
-                meta.touch(s, e);
-            }
+            self.write_line_text(y, &bytes[taken..taken + n]);
             taken += n + 2;
-            let top = self.top;
-            self.grid_mut().scroll_region_one(top, y, save);
+            if default_blank {
+                self.grid_mut().scroll_region_one(top, y, save);
+            } else {
+                self.grid_mut().scroll_up(top, y, 1, &blank, save);
+            }
         }
         if taken > 0 {
             self.last_char = None;
@@ -395,16 +378,39 @@ impl Screen {
     /// first column and scroll the whole main screen (the state [`Self::print_whole_lines`]
     /// and [`Self::skip_unseen_lines`] need).
     fn takes_whole_lines(&self) -> bool {
-        self.cursor.x == 0
-            && !self.cursor.pending_wrap
+        self.at_plain_line_start()
             && self.cursor.y + 1 == self.rows
             && self.bottom + 1 == self.rows
             && self.top == 0
-            && self.full_width()
             && !self.alt_active
+    }
+
+    /// Whether a line of plain text written now would go into the cursor's row from its first
+    /// column, cell for byte, with no margin, wrap, insert, character set or double size to
+    /// look after (what [`Self::print_whole_lines`] and [`Self::print_region_lines`] share).
+    #[inline]
+    fn at_plain_line_start(&self) -> bool {
+        self.cursor.x == 0
+            && !self.cursor.pending_wrap
+            && self.full_width()
             && !self.modes.insert
             && self.charsets.gl_is_ascii()
             && !self.any_double
+    }
+
+    /// A whole line's text (printable ASCII, at most the width) written in the pen from the
+    /// first column of row `y`, as [`Self::print_ascii_run`] writes it (the cursor left alone).
+    #[inline(always)]
+    fn write_line_text(&mut self, y: usize, text: &[u8]) {
+        if text.is_empty() {
+            return;
+        }
+        let n = text.len();
+        let style = self.pen_id(y);
+        let (row, meta) = self.grid_mut().row_meta_mut(y);
+        let (s, e) = split_wide_cells(row, 0, n);
+        crate::scan::write_ascii(&mut row[..n], text, style);
+        meta.touch(s, e);
     }
 
     /// In a flood ([`crate::Terminal::feed_flood`]): of the whole lines of plain text at the
