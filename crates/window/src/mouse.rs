@@ -159,8 +159,8 @@ pub fn report(
     let wheel = matches!(button, Some(4..=7));
     match (modes.mouse, action) {
         (MouseTracking::Off, _) => return None,
-        // X10: presses only, without modifiers.
-        (MouseTracking::X10, Action::Press) => {}
+        // X10: presses of the three buttons only (not the wheel), without modifiers.
+        (MouseTracking::X10, Action::Press) if matches!(button, Some(1..=3)) => {}
         (MouseTracking::X10, _) => return None,
         (MouseTracking::Normal, Action::Motion) => return None,
         (MouseTracking::ButtonMotion, Action::Motion) if button.is_none() => return None,
@@ -194,24 +194,35 @@ pub fn report(
         }
         MouseEncoding::Urxvt => Some(format!("\x1b[{};{x};{y}M", code + 32).into_bytes()),
         MouseEncoding::Utf8 => {
-            // Each value plus 32 as a UTF-8 character, up to 2047 (xterm's limit).
+            // The code, then each place plus 33 as a UTF-8 character (one byte below 128).
+            // Places from 2015 (0-based) on are sent as a zero byte, xterm's mark for "past
+            // the end" (its EmitMousePosition), so that a click there still arrives.
             let mut out = b"\x1b[M".to_vec();
-            for v in [code, x, y] {
-                let c = char::from_u32(v + 32).filter(|_| v + 32 < 2048)?;
-                let mut b = [0; 4];
-                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            let mut b = [0; 4];
+            let c = char::from_u32(code + 32)?;
+            out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            for v in [x - 1, y - 1] {
+                match char::from_u32(v + 33).filter(|_| v < UTF8_MOUSE_LIMIT) {
+                    Some(c) => out.extend_from_slice(c.encode_utf8(&mut b).as_bytes()),
+                    None => out.push(0),
+                }
             }
             Some(out)
         }
-        // One byte each: a place past column or row 223 cannot be said, and is not reported.
+        // One byte each, the place plus 33: places from 223 (0-based) on, which a byte cannot
+        // say, are sent as a zero byte, as xterm sends them.
         MouseEncoding::Default => {
-            if x + 32 > 255 || y + 32 > 255 {
-                return None;
-            }
-            Some(vec![0x1b, b'[', b'M', (code + 32) as u8, (x + 32) as u8, (y + 32) as u8])
+            let place = |v: u32| if v < MOUSE_LIMIT { (v + 33) as u8 } else { 0 };
+            Some(vec![0x1b, b'[', b'M', (code + 32) as u8, place(x - 1), place(y - 1)])
         }
     }
 }
+
+/// The first 0-based column or row the default mouse encoding cannot say (xterm's
+/// MOUSE_LIMIT, 255 - 32).
+const MOUSE_LIMIT: u32 = 255 - 32;
+/// The same for the UTF-8 encoding (mode 1005; xterm's EXT_MOUSE_LIMIT, 2047 - 32).
+const UTF8_MOUSE_LIMIT: u32 = 2047 - 32;
 
 /// What a paste sends to the program: with bracketed paste (mode 2004) between ESC [ 200 ~
 /// and ESC [ 201 ~, the text's own ESC characters taken out so that it cannot end the paste
@@ -263,7 +274,10 @@ mod tests {
         assert_eq!(report(&m, Action::Press, Some(3), (0, 0), (0, 0), true, true).unwrap(), b"\x1b[M:!!");
         assert_eq!(report(&m, Action::Press, Some(4), (0, 0), (0, 0), false, false).unwrap(), b"\x1b[M`!!");
         assert_eq!(report(&m, Action::Release, Some(4), (0, 0), (0, 0), false, false), None, "the wheel");
-        assert_eq!(report(&m, Action::Press, Some(1), (223, 0), (0, 0), false, false), None, "past 223");
+        // Past what a byte can say: a zero byte, as xterm sends it.
+        assert_eq!(report(&m, Action::Press, Some(1), (222, 0), (0, 0), false, false).unwrap(), b"\x1b[M \xff!");
+        assert_eq!(report(&m, Action::Press, Some(1), (223, 0), (0, 0), false, false).unwrap(), b"\x1b[M \0!");
+        assert_eq!(report(&m, Action::Press, Some(1), (0, 299), (0, 0), false, false).unwrap(), b"\x1b[M !\0");
         // 1002 with SGR: drags, the released button named.
         let m = modes_after("\x1b[?1002h\x1b[?1006h");
         assert_eq!(report(&m, Action::Motion, Some(1), (9, 0), (0, 0), false, false).unwrap(), b"\x1b[<32;10;1M");
@@ -281,12 +295,20 @@ mod tests {
             report(&m, Action::Press, Some(1), (250, 1), (0, 0), false, false).unwrap(),
             "\x1b[M \u{11b}\"".as_bytes()
         );
+        assert_eq!(
+            report(&m, Action::Press, Some(1), (2014, 0), (0, 0), false, false).unwrap(),
+            "\x1b[M \u{7ff}!".as_bytes()
+        );
+        assert_eq!(report(&m, Action::Press, Some(1), (2015, 0), (0, 0), false, false).unwrap(), b"\x1b[M \0!");
         let m = modes_after("\x1b[?1000h\x1b[?1016h");
         assert_eq!(report(&m, Action::Press, Some(1), (3, 1), (37, 20), false, false).unwrap(), b"\x1b[<0;38;21M");
         // 9: X10, presses only and no modifiers.
         let m = modes_after("\x1b[?9h");
         assert_eq!(report(&m, Action::Press, Some(1), (0, 0), (0, 0), true, true).unwrap(), b"\x1b[M !!");
         assert_eq!(report(&m, Action::Release, Some(1), (0, 0), (0, 0), false, false), None);
+        // X10 reports the three buttons only: xterm leaves out the wheel in this mode.
+        assert_eq!(report(&m, Action::Press, Some(4), (0, 0), (0, 0), false, false), None);
+        assert_eq!(report(&m, Action::Press, Some(3), (0, 0), (0, 0), false, false).unwrap(), b"\x1b[M\"!!");
     }
 
     #[test]

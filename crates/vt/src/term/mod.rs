@@ -241,6 +241,11 @@ impl Screen {
         &self.modes
     }
 
+    /// The pen: the style SGR (and OSC 8) has set, that printed characters take.
+    pub fn pen(&self) -> Style {
+        self.pen.style
+    }
+
     /// Whether the alternate screen buffer is shown.
     pub fn alternate_screen(&self) -> bool {
         self.alt_active
