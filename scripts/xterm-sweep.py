@@ -29,8 +29,14 @@ With --corpus DIR, each recorded program stream DIR/*.raw (scripts/record-corpus
 less, htop, dialog, bash, python, ...) is shown whole instead, and the exit status is 1 if any
 screen differs.
 
+With --terminfo, each string capability of xterm-256color's terminfo entry (the TERM blitty
+gives its programs; keys aside) is written as `tput` writes it, in the middle of a full screen,
+inside a scroll region and at the bottom right, and the screens compared (with --kind attrs,
+after a coloured bold pen); the exit status is 1 if one differs beyond TERMINFO_EXPECTED.
+
 Usage: scripts/xterm-sweep.py [--kind controls|text|attrs|replies] [--minimize] SEED COUNT
        scripts/xterm-sweep.py [--kind text|attrs] --corpus DIR
+       scripts/xterm-sweep.py [--kind text|attrs] --terminfo
 """
 
 import argparse
@@ -598,6 +604,64 @@ def compare_corpus(directory, kind):
     return 1 if differ else 0
 
 
+# Parameters for terminfo's parameterised capabilities (--terminfo).
+TERMINFO_PARAMS = {
+    "csr": [3, 10], "cub": [3], "cud": [3], "cuf": [3], "cup": [5, 10], "cuu": [3], "dch": [3],
+    "dl": [3], "ech": [3], "hpa": [7], "ich": [3], "il": [3], "indn": [3], "rep": ["x", 5],
+    "rin": [3], "setab": [4], "setaf": [1], "smglp": [5], "smglr": [5, 40], "smgrp": [40],
+    "vpa": [7], "sgr": [1, 1, 1, 1, 0, 1, 0, 0, 1],
+}
+# Capabilities a screen does not show: printing (mc0, mc4, mc5), queries (u6-u9), the clipboard
+# (Ms), colours and the cursor's colour and style changed in the palette (initc, oc, Cs, Cr, Ss,
+# Se), the mouse (XM, xm), bracketed paste's markers (PS, PE, BD, BE) and the bell (flash).
+TERMINFO_UNSHOWN = {"mc0", "mc4", "mc5", "u6", "u7", "u8", "u9", "Ms", "initc", "oc", "Cs", "Cr",
+                    "Ss", "Se", "XM", "xm", "PS", "PE", "BD", "BE", "flash"}
+# Where blitty is not xterm on purpose (README, "The engine's design"): is2 and rs2 reset
+# DECCOLM, which clears the screen in blitty (as in tmux and alacritty) and which XTerm 379
+# ignores while mode 40 is off; SGR 8 keeps the characters (XTerm stores blanks).
+TERMINFO_EXPECTED = {"is2", "rs2", "invis"}
+
+
+def compare_terminfo(kind):
+    """Each string capability of xterm-256color's terminfo entry (keys aside), as `tput` writes
+    it with TERMINFO_PARAMS, after a full screen of text, in three places: the middle of the
+    screen, inside a scroll region (rows 4-12), and the last column of the bottom row, each
+    followed by text; in the attrs kind with a red-on-blue bold pen set before it. Returns 1
+    if a capability not in TERMINFO_EXPECTED differs."""
+    out = subprocess.run(["infocmp", "-1", "-x", "xterm-256color"], capture_output=True, text=True)
+    if out.returncode != 0:
+        return "xterm-sweep: infocmp cannot read xterm-256color (ncurses-bin, ncurses-term)"
+    caps = [line.strip().split("=")[0] for line in out.stdout.splitlines()
+            if "=" in line and line.startswith("\t") and not line.strip().startswith("k")]
+    fill = "\r\n".join(f"{i:02d} " + "abcdefghij" * 7 for i in range(1, 24)) + "\r\n24 last"
+    pen = f"{E}[1;31;44m" if kind == "attrs" else ""
+    places = ([f"{E}[10;20H"], [f"{E}[10;20H", f"{E}[4;12r", f"{E}[6;20H"], [f"{E}[24;79H"])
+    unexpected = same = 0
+    with tempfile.TemporaryDirectory() as work:
+        sweep = Sweep(work, kind)
+        try:
+            for cap in caps:
+                if cap in TERMINFO_UNSHOWN:
+                    continue
+                args = [str(a) for a in TERMINFO_PARAMS.get(cap, [])]
+                seq = subprocess.run(["tput", "-T", "xterm-256color", cap] + args,
+                                     capture_output=True).stdout.decode("latin-1")
+                for place in places:
+                    if not sweep.differs([fill] + place + [pen, seq, "XYZ"]):
+                        same += 1
+                        continue
+                    if cap in TERMINFO_EXPECTED:
+                        print(f"DIFF  {cap} (expected) {seq!r}")
+                    else:
+                        unexpected += 1
+                        print(f"DIFF  {cap} {seq!r} after {place!r}")
+                        print_rows(sweep.last)
+        finally:
+            sweep.close()
+    print(f"{same} agree, {unexpected} differ beyond the expected")
+    return 1 if unexpected else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kind", choices=["controls", "text", "attrs", "replies"],
@@ -606,15 +670,19 @@ def main():
     ap.add_argument("--corpus", metavar="DIR",
                     help="compare each recorded stream DIR/*.raw whole (text, or text and "
                          "attributes with --kind attrs) instead of random streams")
+    ap.add_argument("--terminfo", action="store_true",
+                    help="compare every string capability of xterm-256color's terminfo entry "
+                         "(--kind text or attrs) instead of random streams")
     ap.add_argument("seed", type=int, nargs="?")
     ap.add_argument("count", type=int, nargs="?")
     args = ap.parse_args()
-    if args.corpus is None and (args.seed is None or args.count is None):
-        ap.error("SEED and COUNT are needed unless --corpus is given")
+    whole = args.corpus is not None or args.terminfo
+    if not whole and (args.seed is None or args.count is None):
+        ap.error("SEED and COUNT are needed unless --corpus or --terminfo is given")
     if args.kind is None:
-        args.kind = "text" if args.corpus is not None else "controls"
-    if args.corpus is not None and args.kind not in ("text", "attrs"):
-        ap.error("--corpus compares screens: --kind text or attrs")
+        args.kind = "text" if whole else "controls"
+    if whole and args.kind not in ("text", "attrs"):
+        ap.error("--corpus and --terminfo compare screens: --kind text or attrs")
     for tool in ("xterm", "Xvfb"):
         if shutil.which(tool) is None:
             sys.exit(f"xterm-sweep: {tool} is not installed (scripts/setup.sh)")
@@ -622,6 +690,8 @@ def main():
         subprocess.run(["cargo", "build", "--release", "-p", "blitty"], cwd=ROOT, check=True, capture_output=True)
     if args.corpus is not None:
         sys.exit(compare_corpus(args.corpus, args.kind))
+    if args.terminfo:
+        sys.exit(compare_terminfo(args.kind))
     with tempfile.TemporaryDirectory() as work:
         sweep = Sweep(work, args.kind)
         differ = 0

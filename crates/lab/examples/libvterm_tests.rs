@@ -442,6 +442,9 @@ impl Run {
         } else if let Some(arg) = query.strip_prefix("screen_eol ") {
             let n = nums(arg);
             let [r, c] = n[..] else { return self.unchecked += 1 };
+            if r as usize >= screen.rows() {
+                return self.check(line, query, want.trim(), "(outside the screen)");
+            }
             let row = screen.row(r as usize);
             let eol = row[(c as usize).min(row.len())..].iter().all(|c| c.is_blank());
             (eol as u8).to_string()
@@ -449,6 +452,9 @@ impl Run {
             let n = nums(arg);
             let [r, c] = n[..] else { return self.unchecked += 1 };
             let (r, c) = (r as usize, c as usize);
+            if r >= screen.rows() || c >= screen.cols() {
+                return self.check(line, query, want.trim(), "(outside the screen)");
+            }
             let row = screen.row(r);
             let cell = row[c];
             let style = row.style(cell);
