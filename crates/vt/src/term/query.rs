@@ -1,5 +1,5 @@
 //! What programs ask the terminal about its state, beyond the DSR/DA reports: colours (OSC 4,
-//! 10, 11, 12 and their resets 104, 110, 111, 112), settings (DECRQSS, DCS $ q), and the title
+//! 5, 10, 11, 12 and their resets 104, 105, 110, 111, 112), settings (DECRQSS, DCS $ q), and the title
 //! stack (XTWINOPS 22 and 23). Answers carry only numbers and hexadecimal digits, never text
 //! a program chose.
 
@@ -12,8 +12,13 @@ pub type Rgb = [u8; 3];
 /// The titles saved by XTWINOPS 22 at most (xterm's depth); pushing more drops the oldest.
 pub const MAX_TITLE_STACK: usize = 10;
 
+/// xterm's special colours, in OSC 5's numbering: what xterm can draw bold, underlined,
+/// blinking, reverse and italic text in (its colorBD, colorUL, colorBL, colorRV and colorIT
+/// resources).
+pub const SPECIAL_COLOURS: usize = 5;
+
 /// The colours the terminal answers queries with: the 256 indexed colours, the default
-/// foreground and background, and the cursor colour.
+/// foreground and background, the cursor colour, and xterm's special colours.
 ///
 /// The defaults are xterm's for the indexed colours; for the default foreground and background
 /// they are light grey on black (xterm's colour 7 on colour 0), the dark scheme most terminals
@@ -26,6 +31,11 @@ pub struct Palette {
     pub foreground: Rgb,
     pub background: Rgb,
     pub cursor: Rgb,
+    /// The special colours (OSC 5, and OSC 4 from index 256), set and answered as xterm sets
+    /// and answers them. As in xterm by default (its colorBDMode and the like are off), text
+    /// is not drawn in them: they are kept for the programs that set and ask. Each is the
+    /// default foreground until set, as xterm's resources default to XtDefaultForeground.
+    pub special: [Rgb; SPECIAL_COLOURS],
 }
 
 impl Default for Palette {
@@ -35,6 +45,7 @@ impl Default for Palette {
             foreground: default_indexed(7),
             background: default_indexed(0),
             cursor: default_indexed(7),
+            special: [default_indexed(7); SPECIAL_COLOURS],
         }
     }
 }
@@ -104,6 +115,15 @@ pub fn parse_color(spec: &[u8]) -> Option<Rgb> {
     Some([top(&hex[..n])?, top(&hex[n..2 * n])?, top(&hex[2 * n..])?])
 }
 
+/// A colour number in OSC 4, 5, 104 or 105: decimal digits, at most 3 of them (no palette
+/// entry has a larger number).
+fn parse_index(digits: &[u8]) -> Option<usize> {
+    if digits.is_empty() || digits.len() > 3 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
+
 /// A colour as xterm reports it: `rgb:RRRR/GGGG/BBBB`, 16 bits a channel.
 fn format_color(c: Rgb) -> String {
     let w = |v: u8| v as u16 * 257;
@@ -133,6 +153,13 @@ impl Screen {
         self.palette.foreground = foreground;
         self.palette.background = background;
         self.palette.cursor = foreground;
+        for i in 0..SPECIAL_COLOURS {
+            // A special colour the program set stays; the others follow the foreground.
+            if self.palette.special[i] == self.base_palette.special[i] {
+                self.palette.special[i] = foreground;
+            }
+            self.base_palette.special[i] = foreground;
+        }
     }
 
     fn osc_terminator(bel: bool) -> &'static str {
@@ -143,33 +170,51 @@ impl Screen {
         }
     }
 
-    /// OSC 4 ; c ; spec [; c ; spec ...]: sets indexed colours, or answers `?` with the colour.
-    pub(crate) fn osc_indexed_colors(&mut self, rest: &[u8], bel: bool) {
+    /// The palette entry OSC 4's index `i` names: the 256 indexed colours, then (256 to 260)
+    /// the special colours, as xterm built with 256 colours numbers them.
+    fn osc4_slot(palette: &mut Palette, i: usize) -> Option<&mut Rgb> {
+        match i {
+            0..=255 => Some(&mut palette.indexed[i]),
+            _ => palette.special.get_mut(i - 256),
+        }
+    }
+
+    /// OSC 4 ; c ; spec [; c ; spec ...] (indexed colours, and from 256 the special colours)
+    /// and OSC 5 ; c ; spec [...] (the special colours by their own number): each colour set,
+    /// or answered for `?` in the form it was asked in.
+    pub(crate) fn osc_set_colors(&mut self, code: u8, rest: &[u8], bel: bool) {
+        let offset = if code == 5 { 256 } else { 0 };
         let mut items = rest.split(|&b| b == b';');
         while let (Some(index), Some(spec)) = (items.next(), items.next()) {
-            let Some(i) = std::str::from_utf8(index).ok().and_then(|s| s.parse::<u8>().ok()) else { continue };
+            let Some(i) = parse_index(index) else { continue };
+            let Some(slot) = Self::osc4_slot(&mut self.palette, i + offset) else { continue };
             if spec == b"?" {
-                let answer = format!(
-                    "\x1b]4;{i};{}{}",
-                    format_color(self.palette.indexed[i as usize]),
-                    Self::osc_terminator(bel)
-                );
+                let answer = format!("\x1b]{code};{i};{}{}", format_color(*slot), Self::osc_terminator(bel));
                 self.reply(answer.as_bytes());
             } else if let Some(rgb) = parse_color(spec) {
-                self.palette.indexed[i as usize] = rgb;
+                *slot = rgb;
             }
         }
     }
 
-    /// OSC 104 [; c ...]: resets the listed indexed colours, or all of them.
-    pub(crate) fn osc_reset_indexed_colors(&mut self, rest: &[u8]) {
+    /// OSC 104 [; c ...] and OSC 105 [; c ...]: the listed colours (numbered as OSC 4 and
+    /// OSC 5 number them) back to the host's; with none listed, every colour OSC 4 numbers
+    /// (104: the indexed and the special colours, as xterm's ResetAnsiColorRequest goes up
+    /// to its MAXCOLORS) or every special colour (105).
+    pub(crate) fn osc_reset_colors(&mut self, code: u8, rest: &[u8]) {
         if rest.is_empty() {
-            self.palette.indexed = self.base_palette.indexed;
+            if code != 5 {
+                self.palette.indexed = self.base_palette.indexed;
+            }
+            self.palette.special = self.base_palette.special;
             return;
         }
+        let offset = if code == 5 { 256 } else { 0 };
         for index in rest.split(|&b| b == b';') {
-            if let Some(i) = std::str::from_utf8(index).ok().and_then(|s| s.parse::<u8>().ok()) {
-                self.palette.indexed[i as usize] = self.base_palette.indexed[i as usize];
+            let Some(i) = parse_index(index) else { continue };
+            let base = Self::osc4_slot(&mut self.base_palette, i + offset).copied();
+            if let (Some(base), Some(slot)) = (base, Self::osc4_slot(&mut self.palette, i + offset)) {
+                *slot = base;
             }
         }
     }

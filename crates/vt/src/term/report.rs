@@ -83,7 +83,7 @@ impl Screen {
     }
 
     /// OSC Ps ; Pt: 0 sets icon name and title, 1 the icon name, 2 the title, 8 a hyperlink;
-    /// 4, 10, 11, 12 set or query colours, 104, 110, 111, 112 reset them.
+    /// 4, 5, 10, 11, 12 set or query colours, 104, 105, 110, 111, 112 reset them.
     pub(crate) fn operating_system_command(&mut self, payload: &[u8], bel: bool) {
         let (code, rest) = match payload.iter().position(|&b| b == b';') {
             Some(i) => (&payload[..i], &payload[i + 1..]),
@@ -97,11 +97,13 @@ impl Screen {
             b"1" => self.icon_name = title_text(rest),
             b"2" => self.title = title_text(rest),
             b"8" => self.hyperlink(rest),
-            b"4" => self.osc_indexed_colors(rest, bel),
+            b"4" => self.osc_set_colors(4, rest, bel),
+            b"5" => self.osc_set_colors(5, rest, bel),
             b"10" => self.osc_dynamic_colors(10, rest, bel),
             b"11" => self.osc_dynamic_colors(11, rest, bel),
             b"12" => self.osc_dynamic_colors(12, rest, bel),
-            b"104" => self.osc_reset_indexed_colors(rest),
+            b"104" => self.osc_reset_colors(4, rest),
+            b"105" => self.osc_reset_colors(5, rest),
             b"110" => self.osc_reset_dynamic_color(110),
             b"111" => self.osc_reset_dynamic_color(111),
             b"112" => self.osc_reset_dynamic_color(112),

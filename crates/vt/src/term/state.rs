@@ -533,13 +533,14 @@ impl Screen {
         m.left_right_margins = false;
         m.protection = Protection::Off;
         // As xterm's soft reset also does: reverse wraparound back off (its initial value),
-        // the cursor's shape and blink back to the start, the indexed colours (OSC 4) back to
-        // the host's (OSC 10 and 11 stay).
+        // the cursor's shape and blink back to the start, the indexed and special colours (OSC
+        // 4 and 5) back to the host's (OSC 10 and 11 stay).
         m.reverse_wrap = false;
         m.reverse_wrap_extended = false;
         m.cursor_shape = CursorShape::Default;
         m.cursor_blink = false;
         self.palette.indexed = self.base_palette.indexed;
+        self.palette.special = self.base_palette.special;
         self.top = 0;
         self.bottom = self.rows - 1;
         self.left = 0;

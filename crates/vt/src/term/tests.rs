@@ -2091,7 +2091,46 @@ fn osc_4_sets_and_reports_indexed_colours_and_104_resets() {
     );
     assert_eq!(replies("\x1b]4;1;#00ff00\x07\x1b]104;1\x07\x1b]4;1;?\x07"), "\x1b]4;1;rgb:cdcd/0000/0000\x07");
     assert_eq!(replies("\x1b]4;2;#00ff00\x07\x1b]104\x07\x1b]4;2;?\x07"), "\x1b]4;2;rgb:0000/cdcd/0000\x07");
-    assert_eq!(replies("\x1b]4;256;?\x07\x1b]4;x;?\x07"), "", "no such colour");
+    assert_eq!(replies("\x1b]4;261;?\x07\x1b]4;x;?\x07\x1b]4;0256;?\x07"), "", "no such colour");
+}
+
+#[test]
+fn osc_5_and_osc_4_from_256_set_and_report_xterms_special_colours_and_105_resets() {
+    // Each is the default foreground until set (xterm's colorBD and the others default to
+    // XtDefaultForeground); XTerm 379 answers OSC 5 in OSC 5's numbering, OSC 4 in OSC 4's.
+    assert_eq!(replies("\x1b]5;0;?\x1b\\"), "\x1b]5;0;rgb:e5e5/e5e5/e5e5\x1b\\");
+    assert_eq!(
+        replies("\x1b]5;0;#aaaabbbbcccc;1;rgb:f0/00/00\x07\x1b]5;0;?;1;?\x07\x1b]4;256;?;257;?\x07"),
+        "\x1b]5;0;rgb:aaaa/bbbb/cccc\x07\x1b]5;1;rgb:f0f0/0000/0000\x07\
+         \x1b]4;256;rgb:aaaa/bbbb/cccc\x07\x1b]4;257;rgb:f0f0/0000/0000\x07"
+    );
+    assert_eq!(replies("\x1b]4;260;#010203\x07\x1b]5;4;?\x07"), "\x1b]5;4;rgb:0101/0202/0303\x07");
+    assert_eq!(replies("\x1b]5;5;?\x07"), "", "no sixth special colour");
+    let grey = "rgb:e5e5/e5e5/e5e5";
+    // 105 with numbers resets those; without, all five; 104 without numbers resets them too,
+    // as do DECSTR and RIS; 104 with numbers counts as OSC 4 does.
+    let set = "\x1b]5;0;#111111;1;#222222;2;#333333\x07";
+    assert_eq!(
+        replies(&format!("{set}\x1b]105;1\x07\x1b]5;0;?;1;?\x07")),
+        format!("\x1b]5;0;rgb:1111/1111/1111\x07\x1b]5;1;{grey}\x07")
+    );
+    assert_eq!(replies(&format!("{set}\x1b]105\x07\x1b]5;0;?\x07")), format!("\x1b]5;0;{grey}\x07"));
+    assert_eq!(replies(&format!("{set}\x1b]104\x07\x1b]5;2;?\x07")), format!("\x1b]5;2;{grey}\x07"));
+    assert_eq!(
+        replies(&format!("{set}\x1b]104;257\x07\x1b]5;1;?;0;?\x07")),
+        format!("\x1b]5;1;{grey}\x07\x1b]5;0;rgb:1111/1111/1111\x07")
+    );
+    assert_eq!(replies(&format!("{set}\x1b[!p\x1b]5;0;?\x07")), format!("\x1b]5;0;{grey}\x07"));
+    assert_eq!(replies(&format!("{set}\x1bc\x1b]5;0;?\x07")), format!("\x1b]5;0;{grey}\x07"));
+    // A host that tells its colours moves the special colours the program did not set.
+    let mut t = Terminal::new(10, 2);
+    t.feed(b"\x1b]5;1;#222222\x07");
+    t.screen_mut().set_default_colors([1, 2, 3], [0, 0, 0]);
+    t.feed(b"\x1b]5;0;?;1;?\x07");
+    assert_eq!(
+        String::from_utf8(t.take_replies()).unwrap(),
+        "\x1b]5;0;rgb:0101/0202/0303\x07\x1b]5;1;rgb:2222/2222/2222\x07"
+    );
 }
 
 #[test]
