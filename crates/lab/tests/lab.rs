@@ -6,6 +6,8 @@
 mod differential;
 #[path = "reflow_vs_alacritty.rs"]
 mod reflow_vs_alacritty;
+#[path = "reflow_vs_tmux.rs"]
+mod reflow_vs_tmux;
 #[path = "workload_command.rs"]
 mod workload_command;
 #[path = "xvfb_cleanup.rs"]
