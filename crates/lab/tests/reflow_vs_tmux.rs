@@ -1,5 +1,6 @@
 //! Reflow against a real tmux's: the same text shown in a tmux pane and fed to blitty's
-//! engine, the same resize (width, and for half the cases height too), then every row of
+//! engine, the same resize (width, and for half the cases height too; for a third of them a
+//! second resize back to the first size), then every row of
 //! scrollback and screen compared (tmux's `capture-pane` of its whole history), and the
 //! cursor's place in the text (its row counted from the oldest, and its column).
 //!
@@ -55,10 +56,12 @@ fn random_text(rng: &mut Rng, width: usize, wide: bool) -> String {
 /// cursor as (rows from the first, column).
 type Rows = (Vec<String>, (usize, usize));
 
-fn blitty_rows(data: &[u8], from: (usize, usize), to: (usize, usize)) -> Rows {
+fn blitty_rows(data: &[u8], from: (usize, usize), to: &[(usize, usize)]) -> Rows {
     let mut t = blitty_vt::Terminal::with_scrollback(from.0, from.1, 10_000);
     t.feed(data);
-    t.resize(to.0, to.1);
+    for &(c, r) in to {
+        t.resize(c, r);
+    }
     let s = t.screen();
     let mut rows: Vec<String> = (0..s.history_len()).map(|i| s.cells_text(&s.history_row(i))).collect();
     let h = rows.len();
@@ -77,7 +80,7 @@ fn trim(mut rows: Vec<String>) -> Vec<String> {
     rows
 }
 
-fn tmux_rows(dir: &Path, n: usize, data: &[u8], from: (usize, usize), to: (usize, usize)) -> Result<Rows, String> {
+fn tmux_rows(dir: &Path, n: usize, data: &[u8], from: (usize, usize), to: &[(usize, usize)]) -> Result<Rows, String> {
     let sock = format!("blitty-reflow-{}-{n}", std::process::id());
     let conf = dir.join("tmux.conf");
     std::fs::write(&conf, "set -g status off\nset -g history-limit 10000\nset -g remain-on-exit on\n")
@@ -88,16 +91,29 @@ fn tmux_rows(dir: &Path, n: usize, data: &[u8], from: (usize, usize), to: (usize
     let (w, h) = (from.0.to_string(), from.1.to_string());
     tmux(&sock, &conf, &["new-session", "-d", "-x", &w, "-y", &h, &cmd])?;
     let result = (|| {
-        tmux(&sock, &conf, &["wait-for", "shown"])?;
-        let (w, h) = (to.0.to_string(), to.1.to_string());
-        tmux(&sock, &conf, &["resize-window", "-x", &w, "-y", &h])?;
+        // The pane signals once the text is shown; a pane that never does (its command failed)
+        // ends the wait after 60 s with the pane's screen in the error.
+        let waited = Command::new("timeout")
+            .args(["60", "tmux", "-L", &sock, "-f"])
+            .arg(&conf)
+            .args(["wait-for", "shown"])
+            .status()
+            .map_err(|e| format!("timeout tmux wait-for: {e}"))?;
+        if !waited.success() {
+            let screen = tmux(&sock, &conf, &["capture-pane", "-p"]).unwrap_or_default();
+            return Err(format!("tmux did not show the text within 60 s; its pane:\n{screen}"));
+        }
+        for &(c, r) in to {
+            tmux(&sock, &conf, &["resize-window", "-x", &c.to_string(), "-y", &r.to_string()])?;
+        }
+        let last = to[to.len() - 1];
         let text = tmux(&sock, &conf, &["capture-pane", "-p", "-S", "-", "-E", "-"])?;
         let info = tmux(&sock, &conf, &["display", "-p", "#{history_size} #{cursor_y} #{cursor_x}"])?;
         let v: Vec<usize> = info.split_whitespace().filter_map(|t| t.parse().ok()).collect();
         let rows = trim(text.lines().map(str::to_string).collect());
         // tmux keeps a pending wrap as the column after the last; xterm and blitty keep the
         // cursor in the last column, with the wrap pending.
-        Ok((rows, (v[0] + v[1], v[2].min(to.0 - 1))))
+        Ok((rows, (v[0] + v[1], v[2].min(last.0 - 1))))
     })();
     let _ = tmux(&sock, &conf, &["kill-server"]);
     result
@@ -117,11 +133,15 @@ fn rows_after_a_resize_match_tmux() {
     for case in 0..cases {
         let from = (10 + rng.below(30), 3 + rng.below(10));
         // Half the resizes keep the height.
-        let to = (10 + rng.below(40), if case % 4 < 2 { from.1 } else { 3 + rng.below(10) });
+        let mut to = vec![(10 + rng.below(40), if case % 4 < 2 { from.1 } else { 3 + rng.below(10) })];
+        // A third of the cases go back to the first size.
+        if case % 3 == 0 {
+            to.push(from);
+        }
         let wide = case % 2 == 1;
         let text = random_text(&mut rng, from.0, wide);
-        let t = tmux_rows(&dir, case, text.as_bytes(), from, to).unwrap();
-        let b = blitty_rows(text.as_bytes(), from, to);
+        let t = tmux_rows(&dir, case, text.as_bytes(), from, &to).unwrap();
+        let b = blitty_rows(text.as_bytes(), from, &to);
         // tmux 3.3a misplaces the cursor after rewrapping some lines with wide characters
         // (the next character it is sent lands on another row: in a 10x4 pane holding
         // "...\r\ndbvzs\r\nv", widened to 20 columns, after "dbvzs" instead of "v"), so with
