@@ -12,11 +12,15 @@
 //!   the engine's replies to that command;
 //! - `putglyph CHARS WIDTH ROW,COL [dwl] [dhl-top|dhl-bottom]`: that the cell holds those
 //!   characters at that width on a row of that size once the command is done, for glyphs put
-//!   after the command's last scroll, erase or move of cells (which would have moved them).
+//!   after the command's last scroll, erase or move of cells (which would have moved them);
+//! - `sb_pushline`: the lines a PUSH scrolled into the history, in order;
+//! - `settermprop` for the properties blitty keeps (cursor shown, alternate screen, title,
+//!   cursor shape, mouse mode, focus reports), as they are once the command is done.
 //!
 //! Everything else (parser callbacks, key and mouse input, selections, damage, scrollback
-//! pushes, terminal properties, `?screen_attrs_extent`) is counted as not checked. Files of
-//! libvterm's parser and input layers (02, 17, 25, 40) hold nothing of the kind.
+//! pushes by a resize, other properties, `?screen_attrs_extent`) is counted as not checked.
+//! Files of libvterm's parser, input and selection layers (02, 25, 40) hold nothing of the
+//! kind.
 //!
 //! Colours are printed as libvterm's harness prints them: `?pen` colours as the pen holds them
 //! (`idx(N)`, `rgb(R,G,B)`, the defaults as libvterm's 240,240,240 and 0,0,0 with their
@@ -237,6 +241,10 @@ struct Run {
     /// The command's `putglyph` lines since its last scroll, erase or cell move: (line, chars,
     /// width, row, col, line size).
     glyphs: Vec<(usize, Vec<u32>, usize, usize, usize, LineSize)>,
+    /// Lines the main screen had pushed into its history when the command began.
+    pushed_before: u64,
+    /// The command's `sb_pushline` lines: (line, each line's first characters, in order).
+    pushlines: Vec<(usize, Vec<u32>)>,
     /// The command's `settermprop` lines: (line, property, value), the last for each property.
     props: Vec<(usize, u32, String)>,
     /// The command is one whose callbacks are not checked (input, selection, damage).
@@ -258,6 +266,8 @@ impl Run {
             saw_output: false,
             glyphs: Vec::new(),
             props: Vec::new(),
+            pushed_before: 0,
+            pushlines: Vec::new(),
             unchecked_command: false,
             passed: 0,
             failed: Vec::new(),
@@ -285,6 +295,11 @@ impl Run {
             let got = self.glyph_at(row, col);
             let want = format!("{} {width} {row},{col}{}", hex_list(&chars), size_suffix(size));
             self.check(gline, "putglyph", &want, &got);
+        }
+        let pushlines = std::mem::take(&mut self.pushlines);
+        if let Some(&(pline, _)) = pushlines.first() {
+            let want: Vec<String> = pushlines.iter().map(|(_, chars)| hex_list(chars)).collect();
+            self.check(pline, "sb_pushline", &want.join(" | "), &self.pushed_lines().join(" | "));
         }
         for (pline, prop, want) in std::mem::take(&mut self.props) {
             match self.prop(prop) {
@@ -324,6 +339,28 @@ impl Run {
             9 => m.focus_events.to_string(),
             _ => return None,
         })
+    }
+
+    /// The lines the command pushed into the history, oldest first, each as its characters up
+    /// to its last non-blank cell (as libvterm's `sb_pushline` lists a line's first
+    /// characters).
+    fn pushed_lines(&self) -> Vec<String> {
+        let screen = self.term.screen();
+        let new = (screen.history_pushed() - self.pushed_before) as usize;
+        let len = screen.history_len();
+        (len - new.min(len)..len)
+            .map(|i| {
+                let row = screen.history_row(i);
+                let mut chars: Vec<u32> = Vec::new();
+                for &cell in row.iter().filter(|c| !c.is_spacer()) {
+                    chars.push(self.cell_chars(cell).first().copied().unwrap_or(0x20));
+                }
+                while chars.last() == Some(&0x20) {
+                    chars.pop();
+                }
+                hex_list(&chars)
+            })
+            .collect()
     }
 
     /// A cell as a `putglyph` line describes it.
@@ -495,10 +532,14 @@ impl Run {
 
     fn command(&mut self, line: usize, cmd: &str) {
         self.finish_command();
+        self.pushed_before = self.term.screen().history_pushed();
         let (word, rest) = cmd.split_once(' ').unwrap_or((cmd, ""));
         match word {
             "INIT" | "WANTSTATE" | "WANTSCREEN" | "UTF" | "UTF8" => {}
-            "RESET" => self.term = Terminal::new(self.cols, self.rows),
+            "RESET" => {
+                self.term = Terminal::new(self.cols, self.rows);
+                self.pushed_before = 0;
+            }
             "RESIZE" => {
                 if let Some([r, c]) = number_list(rest).as_deref() {
                     (self.rows, self.cols) = (*r as usize, *c as usize);
@@ -562,9 +603,21 @@ impl Run {
                     _ => self.failed.push(format!("{}:{line}: cannot read putglyph {rest:?}", self.file)),
                 }
             }
+            "sb_pushline" => {
+                // `sb_pushline COLS = HH HH ...`: the line's first characters, in hexadecimal.
+                let chars = rest.split_once('=').map_or("", |(_, c)| c);
+                let chars: Option<Vec<u32>> =
+                    chars.split_whitespace().map(|h| u32::from_str_radix(h, 16).ok()).collect();
+                match chars {
+                    Some(c) => self.pushlines.push((line, c)),
+                    None => self.failed.push(format!("{}:{line}: cannot read sb_pushline {rest:?}", self.file)),
+                }
+                self.unchecked += self.glyphs.len();
+                self.glyphs.clear();
+            }
             // Cells moved or erased after a glyph was put: the glyph is no longer where it
             // was put (or is gone), so it is not checked.
-            "scrollrect" | "moverect" | "erase" | "sb_pushline" | "sb_popline" | "sb_clear" => {
+            "scrollrect" | "moverect" | "erase" | "sb_popline" | "sb_clear" => {
                 self.unchecked += self.glyphs.len();
                 self.glyphs.clear();
                 self.unchecked += 1;
