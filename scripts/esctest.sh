@@ -10,6 +10,7 @@
 # is target/esctest.log. About a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/expected-failures.sh
 commit=664be3cf2c1e3f06bc93a8bafb48a0db83c607db
 dir=${ESCTEST_DIR:-target/esctest}
 command -v python3 >/dev/null || { echo "esctest: python3 is not installed" >&2; exit 2; }
@@ -26,23 +27,9 @@ log=$PWD/target/esctest.log
   --logfile="$log" "$@" >/dev/null)
 grep '^\*\*\*.*tests passed' "$log"
 failed=$(grep -A1000 '^Failing tests:' "$log" | tail -n +2 | grep -v '^$' | sort || true)
-expected=$(grep -v '^#' scripts/esctest-expected.txt | grep -v '^$' | sort)
+expected=$(expected_failures scripts/esctest-expected.txt)
 if [ "$#" -gt 0 ]; then
   # A subset ran: only its failures are compared.
   expected=$(comm -12 <(echo "$expected") <(grep '^Run test: ' "$log" | sed 's/^Run test: //' | sort))
 fi
-new=$(comm -23 <(echo "$failed") <(echo "$expected") | grep -v '^$' || true)
-fixed=$(comm -13 <(echo "$failed") <(echo "$expected") | grep -v '^$' || true)
-status=0
-if [ -n "$new" ]; then
-  echo "esctest: failing, and not in scripts/esctest-expected.txt (details in $log):"
-  echo "$new" | sed 's/^/  /'
-  status=1
-fi
-if [ -n "$fixed" ]; then
-  echo "esctest: listed in scripts/esctest-expected.txt, but passing now (remove them):"
-  echo "$fixed" | sed 's/^/  /'
-  status=1
-fi
-[ "$status" = 0 ] && echo "esctest: every failure is an expected one"
-exit "$status"
+compare_failures esctest scripts/esctest-expected.txt "$log" "$failed" "$expected"

@@ -11,6 +11,7 @@
 # LIBVTERM_DIR). Usage: scripts/libvterm-tests.sh. A few seconds once built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/expected-failures.sh
 commit=ee614e4603bd463d9127945538316d0f230d0418
 dir=${LIBVTERM_DIR:-target/libvterm}
 if [ ! -d "$dir/.git" ]; then
@@ -25,19 +26,4 @@ log=target/libvterm-tests.log
 target/release/examples/libvterm_tests $files >"$log"
 tail -1 "$log"
 failed=$({ grep -v "^libvterm's checks" "$log" || true; } | sed 's/: expected .*//; s/: cannot read .*/: cannot read/' | sort)
-expected=$({ grep -v -e '^#' -e '^$' scripts/libvterm-expected.txt || true; } | sort)
-new=$(comm -23 <(echo "$failed") <(echo "$expected") | grep -v '^$' || true)
-fixed=$(comm -13 <(echo "$failed") <(echo "$expected") | grep -v '^$' || true)
-status=0
-if [ -n "$new" ]; then
-  echo "libvterm-tests: failing, and not in scripts/libvterm-expected.txt (details in $log):"
-  echo "$new" | sed 's/^/  /'
-  status=1
-fi
-if [ -n "$fixed" ]; then
-  echo "libvterm-tests: listed in scripts/libvterm-expected.txt, but passing now (remove them):"
-  echo "$fixed" | sed 's/^/  /'
-  status=1
-fi
-[ "$status" = 0 ] && echo "libvterm-tests: every failure is an expected one"
-exit "$status"
+compare_failures libvterm-tests scripts/libvterm-expected.txt "$log" "$failed" "$(expected_failures scripts/libvterm-expected.txt)"

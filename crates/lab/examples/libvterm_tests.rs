@@ -283,6 +283,11 @@ impl Run {
         }
     }
 
+    /// A line of the script this runner cannot read: a failure, so that it is not passed over.
+    fn unreadable(&mut self, line: usize, what: &str) {
+        self.failed.push(format!("{}:{line}: cannot read {what}", self.file));
+    }
+
     /// The checks of the command that has ended.
     fn finish_command(&mut self) {
         let Some((line, _, replies)) = self.command.take() else { return };
@@ -449,26 +454,17 @@ impl Run {
                 }
             }
             s.trim().to_string()
-        } else if let Some(arg) = query.strip_prefix("screen_row ") {
-            let r: usize = arg.trim().parse().unwrap_or(0);
-            let got = self.rect_chars(r, 0, r + 1, self.cols);
-            let want_units = match units(want) {
-                Ok(u) => u,
-                Err(e) => return self.failed.push(format!("{}:{line}: cannot read {want:?}: {e}", self.file)),
-            };
-            return self.check(line, query, &hex_list(&want_units), &hex_list(&got));
-        } else if let Some(arg) = query.strip_prefix("screen_chars ") {
-            let n = nums(arg);
-            let got = match n[..] {
+        } else if let Some(arg) = query.strip_prefix("screen_chars ").or_else(|| query.strip_prefix("screen_row ")) {
+            // `?screen_row N` is `?screen_chars N`: the whole row.
+            let got = match nums(arg)[..] {
                 [r0, c0, r1, c1] => self.rect_chars(r0 as usize, c0 as usize, r1 as usize, c1 as usize),
                 [r] => self.rect_chars(r as usize, 0, r as usize + 1, self.cols),
                 _ => return self.unchecked += 1,
             };
-            let want_units = match units(want) {
-                Ok(u) => u,
-                Err(e) => return self.failed.push(format!("{}:{line}: cannot read {want:?}: {e}", self.file)),
-            };
-            return self.check(line, query, &hex_list(&want_units), &hex_list(&got));
+            match units(want) {
+                Ok(want_units) => return self.check(line, query, &hex_list(&want_units), &hex_list(&got)),
+                Err(e) => return self.unreadable(line, &format!("{want:?}: {e}")),
+            }
         } else if let Some(arg) = query.strip_prefix("screen_text ") {
             let n = nums(arg);
             let [r0, c0, r1, c1] = n[..] else { return self.unchecked += 1 };
@@ -554,7 +550,7 @@ impl Run {
                     self.command = Some((line, true, replies));
                     return;
                 }
-                Err(e) => self.failed.push(format!("{}:{line}: cannot read {rest:?}: {e}", self.file)),
+                Err(e) => self.unreadable(line, &format!("{rest:?}: {e}")),
             },
             _ => {
                 self.unchecked += 1;
@@ -576,7 +572,7 @@ impl Run {
                     self.want_output.extend(u.iter().map(|&u| u as u8));
                     self.saw_output = true;
                 }
-                Err(e) => self.failed.push(format!("{}:{line}: cannot read {rest:?}: {e}", self.file)),
+                Err(e) => self.unreadable(line, &format!("{rest:?}: {e}")),
             },
             "putglyph" => {
                 let mut parts = rest.split_whitespace();
@@ -600,7 +596,7 @@ impl Run {
                         self.glyphs.retain(|g| (g.3, g.4) != (r, c));
                         self.glyphs.push((line, chars, width, r, c, size));
                     }
-                    _ => self.failed.push(format!("{}:{line}: cannot read putglyph {rest:?}", self.file)),
+                    _ => self.unreadable(line, &format!("putglyph {rest:?}")),
                 }
             }
             "sb_pushline" => {
@@ -610,7 +606,7 @@ impl Run {
                     chars.split_whitespace().map(|h| u32::from_str_radix(h, 16).ok()).collect();
                 match chars {
                     Some(c) => self.pushlines.push((line, c)),
-                    None => self.failed.push(format!("{}:{line}: cannot read sb_pushline {rest:?}", self.file)),
+                    None => self.unreadable(line, &format!("sb_pushline {rest:?}")),
                 }
                 self.unchecked += self.glyphs.len();
                 self.glyphs.clear();
