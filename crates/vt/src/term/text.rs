@@ -363,6 +363,9 @@ impl Screen {
             self.write_line_text(y, &bytes[taken..taken + n]);
             taken += n + 2;
             if default_blank {
+                // `scroll_up` would take this way too, after its own tests: called here
+                // directly, lines at a region's bottom cost 10-13% fewer instructions (callgrind,
+                // vtebench's scrolling_bottom_region and scrolling_top_region).
                 self.grid_mut().scroll_region_one(top, y, save);
             } else {
                 self.grid_mut().scroll_up(top, y, 1, &blank, save);
