@@ -7,7 +7,7 @@ use std::process::Command;
 mod common;
 
 use common::scratch::Scratch;
-use common::{tmux_available, Tmux};
+use common::{line_56, tmux_available, Tmux, LINES_56};
 
 const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
 
@@ -115,6 +115,28 @@ fn a_resized_host_resizes_the_program() {
         t.tmux(&["resize-window", "-x", "60", "-y", "15"]);
     }
     assert_eq!(trimmed(&wrapped.settled()), trimmed(&direct.settled()));
+}
+
+#[test]
+fn a_narrowed_then_widened_host_gets_the_shells_lines_back_whole() {
+    // Reflow seen from outside: the host window narrows, so blitty's screen rewraps the
+    // shell's output at the new width (as tmux does to its own panes), and widening joins the
+    // pieces again. Without reflow the narrowed lines would be cut at 25 columns and stay cut.
+    assert!(tmux_available());
+    let t = Tmux::start("reflow", &blitty("bash --norc --noprofile -i"));
+    t.wait_for("$");
+    t.text(LINES_56);
+    t.keys(&["Enter"]);
+    let whole = format!("{}\n{}\n{}\n$", line_56(1), line_56(2), line_56(3));
+    let screen = t.wait_for(&whole);
+    assert!(screen.contains(&whole), "{screen}");
+    t.tmux(&["resize-window", "-x", "25", "-y", "24"]);
+    let cut = "line3-abcdefghijabcdefghi\njabcdefghijabcdefghijabcd\nefghij\n$";
+    let screen = t.wait_for(cut);
+    assert!(screen.contains(cut), "the lines are not rewrapped at 25 columns:\n{screen}");
+    t.tmux(&["resize-window", "-x", "80", "-y", "24"]);
+    let screen = t.wait_for(&whole);
+    assert!(screen.contains(&whole), "the lines are not joined again at 80 columns:\n{screen}");
 }
 
 #[test]

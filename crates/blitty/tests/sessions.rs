@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::scratch::Scratch;
-use common::{tmux_available, wait_until, Tmux};
+use common::{line_56, tmux_available, wait_until, Tmux, LINES_56};
 
 const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
 
@@ -139,6 +139,37 @@ fn detach_and_attach_show_the_same_vim_screen_also_at_another_size() {
     // The last vty ended: the server ends and takes its socket along.
     wait_until(|| !s.socket().exists());
     assert!(!s.socket().exists(), "the server left its socket behind");
+}
+
+#[test]
+fn attaching_from_a_narrower_terminal_rewraps_the_shells_lines_and_a_wider_one_joins_them() {
+    // The vty takes the size of the terminal attached to it, and its screen and history are
+    // reflowed to it (as a tmux pane is): lines the shell printed at 80 columns are rewrapped
+    // at 25, and joined again at 80. Without reflow they would be cut at 25 and stay cut.
+    assert!(tmux_available(), "tmux is needed");
+    let s = Server::new("reflow");
+    let t = Tmux::start("sess-reflow", &s.cmd("new -s wrap -- sh"));
+    t.wait_for("[wrap] 0:sh*");
+    t.text(LINES_56);
+    t.keys(&["Enter"]);
+    let whole = format!("{}\n{}\n{}", line_56(1), line_56(2), line_56(3));
+    let screen = t.wait_for(&whole);
+    assert!(screen.contains(&whole), "{screen}");
+    t.keys(&["C-]", "d"]);
+    t.wait_for("detached from session wrap");
+    drop(t);
+
+    let narrow = Tmux::start_sized("sess-reflow-narrow", &s.cmd("attach wrap"), 25, 24);
+    let cut = "line3-abcdefghijabcdefghi\njabcdefghijabcdefghijabcd\nefghij";
+    let screen = narrow.wait_for(cut);
+    assert!(screen.contains(cut), "the lines are not rewrapped at 25 columns:\n{screen}");
+    assert!(s.wait_ls("25x23").contains("wrap: 1 vty, 25x23"), "{}", s.ls());
+    narrow.tmux(&["resize-window", "-x", "80", "-y", "24"]);
+    let screen = narrow.wait_for(&whole);
+    assert!(screen.contains(&whole), "the lines are not joined again at 80 columns:\n{screen}");
+    narrow.text("exit\n");
+    let end = narrow.wait_for("session wrap ended");
+    assert!(end.contains("session wrap ended"), "{end}");
 }
 
 #[test]

@@ -152,6 +152,15 @@ pub fn wait_until(mut ok: impl FnMut() -> bool) {
     }
 }
 
+/// A shell command printing three lines of 56 characters, [`line_56`] 1 to 3 (the reflow
+/// tests: they wrap at narrow widths and fit at 80).
+pub const LINES_56: &str = "for i in 1 2 3; do printf 'line%d-' $i; printf 'abcdefghij%.0s' 1 2 3 4 5; echo; done";
+
+/// Line `i` of what [`LINES_56`] prints.
+pub fn line_56(i: usize) -> String {
+    format!("line{i}-{}", "abcdefghij".repeat(5))
+}
+
 pub fn tmux_available() -> bool {
     Command::new("tmux").arg("-V").output().map(|o| o.status.success()).unwrap_or(false)
 }
