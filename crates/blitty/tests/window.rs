@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::scratch::Scratch;
-use common::wait_until;
+use common::{line_56, wait_until, LINES_56};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     AtomEnum, ClientMessageEvent, ConfigureWindowAux, ConnectionExt as _, EventMask, ImageFormat, InputFocus,
@@ -238,6 +238,28 @@ fn differs_from_replay(conn: &RustConnection, win: u32, bytes: &[u8], cols: usiz
 fn seq_view(from: u32, to: u32) -> Vec<u8> {
     let lines: Vec<String> = (from..=to).map(|i| i.to_string()).collect();
     format!("\x1b[?25l{}", lines.join("\r\n")).into_bytes()
+}
+
+#[test]
+fn widening_the_window_joins_the_lines_it_wrapped_and_narrowing_wraps_them_again() {
+    // Reflow in the window: what the program printed at 40 columns is drawn, after each resize,
+    // as the headless renderer draws the same output printed at the new width.
+    let x = Xvfb::start();
+    let (conn, _root, mut blitty, win) = window(&x, &format!("{LINES_56}; exec cat > /dev/null"));
+    let printed: Vec<u8> = (1..=3).flat_map(|i| format!("{}\r\n", line_56(i)).into_bytes()).collect();
+    // With the focus the cursor is drawn solid, as `blitty replay --png` draws it.
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    assert_eq!(differs_from_replay(&conn, win, &printed, 40, 8), 0, "56-character lines at 40 columns");
+    let geometry = conn.get_geometry(win).unwrap().reply().unwrap();
+    let (cw, ch) = (geometry.width as u32 / 40, geometry.height as u32 / 8);
+    for cols in [60, 40] {
+        conn.configure_window(win, &ConfigureWindowAux::new().width(cols * cw).height(8 * ch)).unwrap();
+        conn.flush().unwrap();
+        let differing = differs_from_replay(&conn, win, &printed, cols as usize, 8);
+        assert_eq!(differing, 0, "pixels differing from the lines printed at {cols} columns");
+    }
+    let _ = blitty.kill();
+    let _ = blitty.wait();
 }
 
 #[test]
