@@ -140,6 +140,43 @@ fn a_narrowed_then_widened_host_gets_the_shells_lines_back_whole() {
 }
 
 #[test]
+fn the_scrollback_mode_after_the_host_narrows_goes_back_to_the_first_rewrapped_row() {
+    // Found by hand: 20 lines of 56 characters, no line yet scrolled off, the host narrowed to
+    // 25 columns (the history grows by rewrapping alone), then the scrollback mode taken back
+    // to its top: blitty ended with an internal error, the oldest row numbered below 0.
+    assert!(tmux_available());
+    let t = Tmux::start("narrow-scrollback", &blitty("bash --norc --noprofile -i"));
+    t.wait_for("$");
+    t.text("for i in $(seq 10 29); do printf 'row%d-' $i; printf 'abcdefghij%.0s' 1 2 3 4 5; echo; done");
+    t.keys(&["Enter"]);
+    let last = format!("row29-{}\n$", "abcdefghij".repeat(5));
+    let screen = t.wait_for(&last);
+    assert!(screen.contains(&last), "{screen}");
+    t.tmux(&["resize-window", "-x", "25", "-y", "24"]);
+    let screen = t.wait_for("row29-abcdefghijabcdefghi\njabcdefghijabcdefghijabcd\nefghij\n$");
+    assert!(screen.contains("row29-abcdefghijabcdefghi"), "not rewrapped at 25 columns:\n{screen}");
+    // The scrollback mode, then its first row: the command line (its label over the row's
+    // end), then the first output line.
+    t.keys(&["C-]", "["]);
+    t.keys(&["g"]);
+    let second = "\ndo printf 'row%d-' $i; pr\n";
+    let screen = t.wait_for(second);
+    let first = screen.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("$ for") && first.contains("[scrollback ") && screen.contains(second),
+        "the scrollback mode's top is not the first row:\n{screen}"
+    );
+    assert!(screen.contains("\nrow10-abcdefghijabcdefghi\njabcdefghijabcdefghijabcd\n"), "{screen}");
+    assert!(!screen.contains("internal error"), "{screen}");
+    // Leaving it, the shell is still there.
+    t.keys(&["q"]);
+    t.text("echo still-here");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("\nstill-here\n$");
+    assert!(screen.contains("\nstill-here\n$"), "{screen}");
+}
+
+#[test]
 fn the_exit_status_is_the_childs_and_128_plus_the_signal_that_killed_it() {
     assert!(tmux_available());
     let t = Tmux::start("status", "bash --norc --noprofile -i");

@@ -534,6 +534,31 @@ mod tests {
     }
 
     #[test]
+    fn after_narrowing_the_mode_reaches_the_oldest_rewrapped_row() {
+        // Narrowing rewraps 8 lines of history and screen into 32 rows, more than output ever
+        // pushed (4): the rows are still numbered from 0 up. The mode panicked here once, the
+        // oldest row's number having gone below 0 (found by hand: `blitty run`, the host
+        // narrowed, then the scrollback mode).
+        let mut t = Terminal::with_scrollback(20, 5, 100);
+        for i in 1..=8 {
+            t.feed(format!("line {i} abcdefghij\r\n").as_bytes());
+        }
+        let mut m = CopyMode::default();
+        m.enter(t.screen(), 2);
+        t.resize(5, 5);
+        m.follow(t.screen());
+        let s = t.screen();
+        m.key(b"kkkkg", s);
+        assert_eq!(line_cells(s, m.cursor.line).unwrap().0, "line ");
+        assert_eq!(line_cells(s, m.cursor.line + 1).unwrap().0, "1 abc");
+        m.key(b"G", s);
+        assert_eq!(m.offset(s), 0);
+        // Entered after the resize too.
+        m.enter(s, 100);
+        assert_eq!(line_cells(s, m.top).unwrap().0, "line ");
+    }
+
+    #[test]
     fn output_arriving_keeps_the_view_on_its_text() {
         let mut t = term_with_lines(50);
         let mut m = CopyMode::default();

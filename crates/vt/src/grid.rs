@@ -560,6 +560,9 @@ impl Grid {
         if self.history_len() > self.history_cap {
             return Err(V::HistoryOverCap { history: self.history_len(), cap: self.history_cap });
         }
+        if self.history_len() as u64 > self.pushed {
+            return Err(V::HistoryOverPushed { history: self.history_len(), pushed: self.pushed });
+        }
         let allocated = self.meta.len();
         if self.cells.len() != allocated * self.cols || self.styles.len() != allocated {
             return Err(V::SlabSize { cells: self.cells.len(), rows_allocated: allocated, cols: self.cols });

@@ -320,6 +320,10 @@ impl Grid {
         self.cols = cols;
         self.rows = rows;
         self.scrolled = 0;
+        // Lines are numbered by `pushed` (history line `i` is line `pushed - history_len + i`):
+        // narrowing can leave more history rows than were ever pushed, and the oldest line's
+        // number must not go below 0. The live screen's top keeps its number when it can.
+        self.pushed = self.pushed.max(self.history_len() as u64);
         self.damage_all();
         // The intended top is kept for the next resize, unless lines were lost off the top; so
         // is the cursor's place in the text when it could not stay on it.

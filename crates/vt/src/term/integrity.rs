@@ -5,7 +5,8 @@
 //!
 //! What is checked:
 //! - the ring: `lines` holds the history then exactly `rows` visible rows; history is within its
-//!   cap; every row id is in exactly one of `lines` and `free`; the slab has `cols` cells a row;
+//!   cap and no longer than the count of lines pushed (which numbers them); every row id is in
+//!   exactly one of `lines` and `free`; the slab has `cols` cells a row;
 //! - damage: the rows a scroll of a region knows to be wholly dirty (`Grid::dirty_run`) are;
 //! - each row: its `used` bound and damage stay within the columns, and every cell from `used`
 //!   on is a default blank (recycling clears only up to `used`, so a wrong bound would leak old
@@ -35,6 +36,12 @@ pub enum Violation {
     HistoryOverCap {
         history: usize,
         cap: usize,
+    },
+    /// More history rows than lines ever pushed: the oldest line's number
+    /// (`history_pushed() - history_len()`) would be below 0.
+    HistoryOverPushed {
+        history: usize,
+        pushed: u64,
     },
     RowIdsNotAPartition {
         ids: usize,

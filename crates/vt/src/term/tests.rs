@@ -1810,6 +1810,23 @@ fn narrowing_rewraps_lines_and_widening_gives_the_same_screen_back() {
 }
 
 #[test]
+fn a_history_grown_by_narrowing_is_numbered_from_line_0_on() {
+    // History line `i` is line `history_pushed() - history_len() + i`: narrowing made 3 rows of
+    // history where no line had been pushed, and the oldest must not be numbered below 0 (the
+    // scrollback mode panicked on it). The live screen's top keeps its number after that.
+    let mut t = term(10, 3, "abcdefghij\r\n12\r\n34");
+    assert_eq!(t.screen().history_pushed(), 0);
+    t.resize(4, 2);
+    assert_eq!(history(&t), ["abcd", "efgh", "ij"]);
+    assert_eq!(t.screen().history_pushed(), 3);
+    t.resize(10, 3);
+    assert_eq!(t.screen().history_len(), 0);
+    assert_eq!(t.screen().history_pushed(), 3);
+    t.feed(b"\r\nnext");
+    assert_eq!((t.screen().history_len(), t.screen().history_pushed()), (1, 4));
+}
+
+#[test]
 fn soft_wrapped_lines_rejoin_when_widened() {
     let mut t = term(4, 4, "abcdefghij");
     assert_eq!(lines(&t), ["abcd", "efgh", "ij", ""]);
