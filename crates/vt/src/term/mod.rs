@@ -299,8 +299,9 @@ impl Screen {
         self.main.line_size(i)
     }
 
-    /// Lines output has scrolled into the main screen's history, ever. With it a line has a
-    /// number that stays while output arrives: history line `i` is line
+    /// Lines output has scrolled into the main screen's history, ever, or the history's length
+    /// if a narrowing rewrapped it into more rows than that: never less than `history_len()`.
+    /// With it a line has a number that stays while output arrives: history line `i` is line
     /// `history_pushed() - history_len() + i`, visible row `y` is `history_pushed() + y`
     /// (until a resize, which rewraps the lines).
     pub fn history_pushed(&self) -> u64 {
