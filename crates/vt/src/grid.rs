@@ -164,9 +164,10 @@ pub struct Grid {
     free: Vec<u32>,
     /// Full-screen scrolls since damage was last cleared (saturates at `rows`).
     scrolled: usize,
-    /// Where the screen's top was in the text before the first of a run of resizes: kept until
-    /// output scrolls, so that a resize and its reverse give back the same screen (reflow.rs).
-    anchor: Option<reflow::TextPos>,
+    /// Where the screen's top was in the text before the first of a run of resizes, or that
+    /// the screen was full to its last row then: kept until output scrolls, so that a resize and
+    /// its reverse give back the same screen (reflow.rs).
+    anchor: Option<reflow::Anchor>,
     /// Where the cursor was in the text when a resize could not keep it on its character (its
     /// line ran below the screen), with where it was put instead and its pending wrap.
     lost_cursor: Option<(At, reflow::TextPos, bool)>,

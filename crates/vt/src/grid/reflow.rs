@@ -14,7 +14,9 @@
 //!   the scrollback as it gets room (alacritty, xterm);
 //! - the top of the screen before the first of a run of resizes is remembered until output
 //!   scrolls, so narrowing and widening again (or shrinking and growing) gives back the same
-//!   screen, not only the same text.
+//!   screen, not only the same text; a screen that was full to its last row then stays
+//!   anchored at the bottom through the run instead (narrowed, then made taller than it was,
+//!   it pulls lines back from the scrollback as a screen grown at once does).
 
 use super::{Grid, RowMeta};
 use crate::cell::Cell;
@@ -26,6 +28,16 @@ pub struct At {
     pub x: usize,
     pub y: usize,
     pub pending: bool,
+}
+
+/// What a run of resizes keeps the screen to (see the module's comment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Anchor {
+    /// The screen's top stays at this place in the text.
+    Top(TextPos),
+    /// The screen was full to its last row: its last row stays the text's last row (a screen
+    /// that grows pulls lines back from the scrollback, as alacritty, xterm and tmux do).
+    Bottom,
 }
 
 /// A place in the text: a logical line (counted from the oldest line kept) and a cell offset in
@@ -209,7 +221,17 @@ impl Grid {
                 at.pending = pending;
             }
         }
-        let anchor = self.anchor.unwrap_or_else(|| self.text_pos(self.history_len(), 0));
+        // A screen full to its last row at the first resize of a run stays anchored at the
+        // bottom through the run; another keeps its top where it was in the text.
+        let bottom = match self.anchor {
+            Some(Anchor::Bottom) => true,
+            Some(Anchor::Top(_)) => false,
+            None => full,
+        };
+        let anchor = match self.anchor {
+            Some(Anchor::Top(pos)) => pos,
+            _ => self.text_pos(self.history_len(), 0),
+        };
         let old_cols = self.cols;
 
         // Lay every logical line out again at the new width.
@@ -279,7 +301,7 @@ impl Grid {
                 pending = true;
             }
         }
-        let mut top = if self.anchor.is_none() && full { n.saturating_sub(rows) } else { anchor_row };
+        let mut top = if bottom { n.saturating_sub(rows) } else { anchor_row };
         // The text's last row stays on the screen: nothing below it can go anywhere else. The
         // cursor stays on its character when that leaves it on the screen, else it goes to the
         // top row; where it was in the text is remembered for the reverse resize.
@@ -327,7 +349,7 @@ impl Grid {
         self.damage_all();
         // The intended top is kept for the next resize, unless lines were lost off the top; so
         // is the cursor's place in the text when it could not stay on it.
-        self.anchor = (drop == 0).then_some(anchor);
+        self.anchor = (drop == 0).then_some(if bottom { Anchor::Bottom } else { Anchor::Top(anchor) });
         self.lost_cursor = (drop == 0 && cursor_lost).then_some((at_after, cursor, at.pending));
         at_after
     }

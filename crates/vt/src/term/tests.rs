@@ -1827,6 +1827,28 @@ fn a_history_grown_by_narrowing_is_numbered_from_line_0_on() {
 }
 
 #[test]
+fn a_full_screen_narrowed_then_grown_past_its_size_pulls_lines_back_from_the_history() {
+    // A screen full to its last row stays anchored at the bottom through a run of resizes, as
+    // when it grows at once (alacritty, xterm, tmux): narrowed, then made taller than it was, it
+    // shows lines from the history above its old top, not blank rows under the prompt.
+    let text: String = (0..10).map(|i| format!("line {i}\r\n")).collect::<String>() + "$ ";
+    let mut t = term(10, 4, &text);
+    assert_eq!(lines(&t), ["line 7", "line 8", "line 9", "$"]);
+    let mut direct = term(10, 4, &text);
+    direct.resize(10, 6);
+    assert_eq!(lines(&direct), ["line 5", "line 6", "line 7", "line 8", "line 9", "$"]);
+    t.resize(4, 4);
+    assert_eq!(lines(&t), [" 8", "line", " 9", "$"]);
+    t.resize(10, 6);
+    assert_eq!(lines(&t), lines(&direct));
+    assert_eq!(cur(&t), (5, 2));
+    // And back: the same screen as before the run.
+    t.resize(10, 4);
+    assert_eq!(lines(&t), ["line 7", "line 8", "line 9", "$"]);
+    assert_eq!(cur(&t), (3, 2));
+}
+
+#[test]
 fn soft_wrapped_lines_rejoin_when_widened() {
     let mut t = term(4, 4, "abcdefghij");
     assert_eq!(lines(&t), ["abcd", "efgh", "ij", ""]);
