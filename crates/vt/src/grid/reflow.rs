@@ -211,7 +211,6 @@ impl Grid {
         let at = At { y: at.y.min(self.rows - 1), x: at.x.min(self.cols - 1), ..at };
         let end = self.text_end(at.y);
         let cursor_line = self.history_len() + at.y;
-        let full = end + 1 == self.lines.len();
         let mut cursor = self.text_pos(cursor_line, at.x + at.pending as usize);
         let mut at = at;
         if let Some((left_at, pos, pending)) = self.lost_cursor.take() {
@@ -223,14 +222,10 @@ impl Grid {
         }
         // A screen full to its last row at the first resize of a run stays anchored at the
         // bottom through the run; another keeps its top where it was in the text.
-        let bottom = match self.anchor {
-            Some(Anchor::Bottom) => true,
-            Some(Anchor::Top(_)) => false,
-            None => full,
-        };
-        let anchor = match self.anchor {
-            Some(Anchor::Top(pos)) => pos,
-            _ => self.text_pos(self.history_len(), 0),
+        let (bottom, anchor) = match self.anchor {
+            Some(Anchor::Top(pos)) => (false, pos),
+            Some(Anchor::Bottom) => (true, self.text_pos(self.history_len(), 0)),
+            None => (end + 1 == self.lines.len(), self.text_pos(self.history_len(), 0)),
         };
         let old_cols = self.cols;
 
