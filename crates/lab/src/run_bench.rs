@@ -225,7 +225,7 @@ fn read_stats(path: &Path) -> Option<BTreeMap<String, f64>> {
 }
 
 /// The directory tmux keeps its sockets in: `$TMUX_TMPDIR/tmux-UID` (`/tmp` by default).
-fn tmux_socket_dir() -> std::path::PathBuf {
+pub fn tmux_socket_dir() -> std::path::PathBuf {
     let base = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
     Path::new(&base).join(format!("tmux-{}", rustix::process::getuid().as_raw()))
 }

@@ -50,11 +50,7 @@ fn alacritty_rows(data: &[u8], size: (usize, usize), to: &[(usize, usize)]) -> R
 }
 
 fn blitty_rows(data: &[u8], size: (usize, usize), to: &[(usize, usize)]) -> Rows {
-    let mut t = blitty_vt::Terminal::with_scrollback(size.0, size.1, 10_000);
-    t.feed(data);
-    for &(c, r) in to {
-        t.resize(c, r);
-    }
+    let t = crate::resized_engine(data, size, to);
     let s = t.screen();
     let mut rows = Vec::new();
     for i in 0..s.history_len() {

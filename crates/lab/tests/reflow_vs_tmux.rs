@@ -57,11 +57,7 @@ fn random_text(rng: &mut Rng, width: usize, wide: bool) -> String {
 type Rows = (Vec<String>, (usize, usize));
 
 fn blitty_rows(data: &[u8], from: (usize, usize), to: &[(usize, usize)]) -> Rows {
-    let mut t = blitty_vt::Terminal::with_scrollback(from.0, from.1, 10_000);
-    t.feed(data);
-    for &(c, r) in to {
-        t.resize(c, r);
-    }
+    let t = crate::resized_engine(data, from, to);
     let s = t.screen();
     let mut rows: Vec<String> = (0..s.history_len()).map(|i| s.cells_text(&s.history_row(i))).collect();
     let h = rows.len();
@@ -118,18 +114,14 @@ fn tmux_rows(dir: &Path, n: usize, data: &[u8], from: (usize, usize), to: &[(usi
     let _ = tmux(&sock, &conf, &["kill-server"]);
     // tmux 3.3 leaves its socket file behind when its server ends: without this each run of
     // the test left 120 files in the user's tmux directory.
-    let base = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
-    let uid = rustix::process::getuid().as_raw();
-    let _ = std::fs::remove_file(Path::new(&base).join(format!("tmux-{uid}")).join(&sock));
+    let _ = std::fs::remove_file(blitty_lab::run_bench::tmux_socket_dir().join(&sock));
     result
 }
 
 #[test]
 fn rows_after_a_resize_match_tmux() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipped: tmux is not installed");
-        return;
-    }
+    let tmux_runs = Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success());
+    assert!(tmux_runs, "tmux is needed (scripts/setup.sh installs it)");
     let dir = std::env::temp_dir().join(format!("blitty-reflow-tmux-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut rng = Rng::new(0x7e0f_1a55);
