@@ -7,7 +7,7 @@ use std::process::Command;
 mod common;
 
 use common::scratch::Scratch;
-use common::{line_56, tmux_available, Tmux, LINES_56};
+use common::{lines_56_at, tmux_available, Tmux, LINES_56};
 
 const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
 
@@ -127,13 +127,13 @@ fn a_narrowed_then_widened_host_gets_the_shells_lines_back_whole() {
     t.wait_for("$");
     t.text(LINES_56);
     t.keys(&["Enter"]);
-    let whole = format!("{}\n{}\n{}\n$", line_56(1), line_56(2), line_56(3));
+    let whole = format!("{}\n$", lines_56_at(80));
     let screen = t.wait_for(&whole);
     assert!(screen.contains(&whole), "{screen}");
     t.tmux(&["resize-window", "-x", "25", "-y", "24"]);
-    let cut = "line3-abcdefghijabcdefghi\njabcdefghijabcdefghijabcd\nefghij\n$";
-    let screen = t.wait_for(cut);
-    assert!(screen.contains(cut), "the lines are not rewrapped at 25 columns:\n{screen}");
+    let cut = format!("{}\n$", lines_56_at(25));
+    let screen = t.wait_for(&cut);
+    assert!(screen.contains(&cut), "the lines are not rewrapped at 25 columns:\n{screen}");
     t.tmux(&["resize-window", "-x", "80", "-y", "24"]);
     let screen = t.wait_for(&whole);
     assert!(screen.contains(&whole), "the lines are not joined again at 80 columns:\n{screen}");

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::scratch::Scratch;
-use common::{line_56, tmux_available, wait_until, Tmux, LINES_56};
+use common::{lines_56_at, tmux_available, wait_until, Tmux, LINES_56};
 
 const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
 
@@ -152,7 +152,7 @@ fn attaching_from_a_narrower_terminal_rewraps_the_shells_lines_and_a_wider_one_j
     t.wait_for("[wrap] 0:sh*");
     t.text(LINES_56);
     t.keys(&["Enter"]);
-    let whole = format!("{}\n{}\n{}", line_56(1), line_56(2), line_56(3));
+    let whole = lines_56_at(80);
     let screen = t.wait_for(&whole);
     assert!(screen.contains(&whole), "{screen}");
     t.keys(&["C-]", "d"]);
@@ -160,9 +160,9 @@ fn attaching_from_a_narrower_terminal_rewraps_the_shells_lines_and_a_wider_one_j
     drop(t);
 
     let narrow = Tmux::start_sized("sess-reflow-narrow", &s.cmd("attach wrap"), 25, 24);
-    let cut = "line3-abcdefghijabcdefghi\njabcdefghijabcdefghijabcd\nefghij";
-    let screen = narrow.wait_for(cut);
-    assert!(screen.contains(cut), "the lines are not rewrapped at 25 columns:\n{screen}");
+    let cut = lines_56_at(25);
+    let screen = narrow.wait_for(&cut);
+    assert!(screen.contains(&cut), "the lines are not rewrapped at 25 columns:\n{screen}");
     assert!(s.wait_ls("25x23").contains("wrap: 1 vty, 25x23"), "{}", s.ls());
     narrow.tmux(&["resize-window", "-x", "80", "-y", "24"]);
     let screen = narrow.wait_for(&whole);

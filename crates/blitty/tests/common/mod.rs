@@ -161,6 +161,16 @@ pub fn line_56(i: usize) -> String {
     format!("line{i}-{}", "abcdefghij".repeat(5))
 }
 
+/// The three lines [`LINES_56`] prints as a pane `cols` wide shows them: each cut into rows of
+/// `cols` characters (whole from 56 columns on), a row to a line of the capture.
+pub fn lines_56_at(cols: usize) -> String {
+    let rows = (1..=3).flat_map(|i| {
+        let line = line_56(i);
+        line.as_bytes().chunks(cols).map(|r| String::from_utf8_lossy(r).into_owned()).collect::<Vec<_>>()
+    });
+    rows.collect::<Vec<_>>().join("\n")
+}
+
 pub fn tmux_available() -> bool {
     Command::new("tmux").arg("-V").output().map(|o| o.status.success()).unwrap_or(false)
 }
