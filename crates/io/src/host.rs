@@ -3,14 +3,18 @@
 
 use std::io;
 
-use rustix::termios::{tcgetattr, tcgetwinsize, tcsetattr, OptionalActions};
+use rustix::termios::{tcgetattr, tcgetwinsize, tcsetattr, OptionalActions, Termios};
 
 use crate::pty::Size;
 use crate::restore::HostGuard;
 
 /// The host terminal in raw mode; dropping it restores the host (see [`crate::restore`]: the
 /// same restore runs from the panic hook and, with the constant reset bytes, on an abort).
-pub struct RawMode(HostGuard);
+pub struct RawMode {
+    guard: HostGuard,
+    /// The raw settings blitty put on the terminal.
+    raw: Termios,
+}
 
 impl RawMode {
     /// Puts standard input's terminal in raw mode.
@@ -21,18 +25,55 @@ impl RawMode {
         raw.make_raw();
         let guard = HostGuard::save(termios);
         tcsetattr(stdin, OptionalActions::Now, &raw)?;
-        Ok(RawMode(guard))
+        Ok(RawMode { guard, raw })
     }
 
     /// Replaces the bytes written when the host is restored normally (they must end every mode
     /// blitty may have turned on: [`blitty_present::ansi::RESET_HOST`]).
     pub fn set_leave(&self, leave: Vec<u8>) {
-        self.0.set_leave(leave);
+        self.guard.set_leave(leave);
     }
 
     /// A frame changed the host's cursor shape: a panic or an abort gives it back too.
     pub fn cursor_changed(&self) {
-        self.0.cursor_changed();
+        self.guard.cursor_changed();
+    }
+
+    /// Gives the host back before blitty stops (SIGTSTP): `leave` (which must contain
+    /// RESET_HOST), then the termios as blitty found them.
+    pub fn suspend(&self, leave: Vec<u8>) {
+        self.guard.release(leave);
+    }
+
+    /// Takes the host back after [`Self::suspend`]. Its settings now are the ones given back at
+    /// the end: the user may have changed them (`stty`) while blitty was stopped.
+    pub fn resume(&mut self) -> io::Result<()> {
+        let stdin = rustix::stdio::stdin();
+        let termios = tcgetattr(stdin)?;
+        let mut raw = termios.clone();
+        raw.make_raw();
+        self.guard.take_back(termios);
+        tcsetattr(stdin, OptionalActions::Now, &raw)?;
+        self.raw = raw;
+        Ok(())
+    }
+
+    /// Raw mode again after a stop blitty could not see coming (SIGSTOP): the shell that had the
+    /// terminal meanwhile may have put its own settings on it. What is given back at the end
+    /// stays the settings blitty found at the start.
+    pub fn reapply(&self) -> io::Result<()> {
+        tcsetattr(rustix::stdio::stdin(), OptionalActions::Now, &self.raw)?;
+        Ok(())
+    }
+}
+
+/// Whether blitty's process group is the terminal's foreground one, which alone may set its
+/// modes and read keys (a job continued with `bg` is not). A terminal that is not blitty's
+/// controlling terminal has no job control: blitty may always use it.
+pub fn foreground() -> bool {
+    match rustix::termios::tcgetpgrp(rustix::stdio::stdin()) {
+        Ok(group) => group == rustix::process::getpgrp(),
+        Err(_) => true,
     }
 }
 

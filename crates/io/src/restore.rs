@@ -4,6 +4,8 @@
 //! Ends and what runs at each:
 //! - return, an error, or a signal blitty handles (SIGTERM, SIGHUP, SIGINT, SIGQUIT end the
 //!   event loop): the guards' `Drop`;
+//! - a stop (SIGTSTP): the host is given back before blitty stops ([`HostGuard::release`]) and
+//!   saved again when it takes the host back ([`HostGuard::take_back`]);
 //! - a panic: the panic hook calls [`restore_all`];
 //! - an abort (allocation failure, a stack overflow, `std::process::abort`): no Rust code above
 //!   the failure can run, so a SIGABRT handler ([`arm_abort_handler`]) writes the prepared bytes
@@ -16,7 +18,7 @@
 //! code causes one): nothing in the process runs then.
 //!
 //! What is saved lives behind `AtomicPtr`s to values that are never freed (a few hundred bytes
-//! per session or reconnection), so a handler running on another thread can never read freed
+//! per session, reconnection or stop), so a handler running on another thread can never read freed
 //! memory; taking a value (`swap` to null) makes every restore happen at most once.
 
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
@@ -201,10 +203,23 @@ pub struct HostGuard(());
 impl HostGuard {
     /// Saves the host's current termios (restored at every end, with RESET_HOST written first).
     pub fn save(termios: Termios) -> HostGuard {
+        let guard = HostGuard(());
+        guard.take_back(termios);
+        guard
+    }
+
+    /// Gives the host back now, `leave` then the termios, for a stop: until [`Self::take_back`]
+    /// no end (a panic, an abort, the drop) writes to a terminal that the shell has again.
+    pub fn release(&self, leave: Vec<u8>) {
+        self.set_leave(leave);
+        restore_host();
+    }
+
+    /// Saves the host's termios again (as [`Self::save`]), once blitty has it back after a stop.
+    pub fn take_back(&self, termios: Termios) {
         *LEAVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
         CURSOR_CHANGED.store(false, Ordering::Release);
         arm(&HOST, rustix::stdio::stdin().as_raw_fd(), termios);
-        HostGuard(())
     }
 
     /// What the normal end writes instead of RESET_HOST alone (it must contain it).

@@ -23,7 +23,7 @@ use crate::host::{self, RawMode};
 use crate::keys::{self, Action, Keys, Prefix};
 use crate::pty::{self, Size};
 use crate::reader::{Chunk, Reader};
-use crate::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
+use crate::signals::{self, Signals, SIGCHLD, SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGTTOU, SIGWINCH};
 
 pub struct Options {
     pub argv: Vec<OsString>,
@@ -482,7 +482,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     }
     let mut size = host::size();
     // The terminal's colours first, before the program can ask for them (see query_colours).
-    let raw = RawMode::enter()?;
+    let mut raw = RawMode::enter()?;
     let (colours, typed, answered) = host::query_colours(host::COLOUR_QUERY_WAIT);
     // A terminal slower than the wait (a slow ssh link) answers later: its answers must not
     // reach the program as typed keys, so they are taken out of the keys for a while.
@@ -490,7 +490,11 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let program = opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
     let mut pty = pty::spawn(&opts.argv, size).map_err(|cause| Error::Spawn { program, cause })?;
     let reader = Reader::start(std::os::fd::AsFd::as_fd(&pty.master))?;
-    let mut signals = Signals::new(&[SIGWINCH, SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
+    // SIGTTIN and SIGTTOU keep their default (stop): with a handler, a read or a termios change
+    // made from the background would be interrupted, the signal sent again when the call is
+    // restarted, and so on for ever. blitty never reads or sets the terminal from the
+    // background: after SIGCONT it first looks whether it is in the foreground.
+    let mut signals = Signals::new(&[SIGWINCH, SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGCONT])?;
     let mut term = Terminal::with_scrollback(size.cols as usize, size.rows as usize, opts.scrollback);
     if let Some((fg, bg)) = colours {
         term.screen_mut().set_default_colors(fg, bg);
@@ -529,6 +533,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut bells_seen = 0u64;
     // The program rang the bell since the last frame.
     let mut ring = false;
+    // A stop or a continue taken after the turn's first look at the signals.
+    let mut carried: Vec<i32> = Vec::new();
 
     while exit.is_none() {
         let now = Instant::now();
@@ -546,7 +552,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if let Some((_, until)) = &message {
             wake.at(*until);
         }
-        if more_output {
+        if more_output || !carried.is_empty() {
             wake.at(now);
         }
         let stdin = rustix::stdio::stdin();
@@ -575,6 +581,20 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         drop(set);
         if host_ready {
             writer.flush();
+        }
+
+        // A stop comes before the keys: once continued in the background, a read of the
+        // terminal would stop blitty with the host still in its modes.
+        let mut sigs = std::mem::take(&mut carried);
+        sigs.extend(signals.take());
+        if sigs.iter().any(|&s| s == SIGTSTP || s == SIGCONT) {
+            stop_and_continue(sigs.contains(&SIGTSTP), &mut writer, &mut presenter, &mut raw)?;
+            // The SIGCONT that continued blitty asks for nothing more; a resize while it was
+            // stopped reached only the foreground job.
+            sigs.retain(|&s| s != SIGTSTP && s != SIGCONT);
+            sigs.extend(signals.take().into_iter().filter(|&s| s != SIGCONT));
+            sigs.push(SIGWINCH);
+            dirty = true;
         }
 
         // Keys first: they are forwarded before any output is parsed.
@@ -713,7 +733,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             }
         }
 
-        for sig in signals.take() {
+        sigs.extend(signals.take());
+        for sig in sigs {
             match sig {
                 SIGWINCH => {
                     let new = host::size();
@@ -732,6 +753,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                     }
                 }
                 SIGCHLD => {}
+                // Came during this turn: the next one stops (or takes the host again).
+                SIGTSTP | SIGCONT => carried.push(sig),
                 other => exit = Some(128 + other),
             }
         }
@@ -878,6 +901,41 @@ pub(crate) fn scrollback_keys(
 pub(crate) fn present(presenter: &mut AnsiPresenter, term: &Terminal, offset: usize, out: &mut Vec<u8>) {
     let view = View { screen: term.screen(), offset };
     presenter.frame(view, out);
+}
+
+/// A stop (`kill -TSTP`) and what follows it, as less and tmux's client do: the host is
+/// given back as the shell had it (main screen, every mode off, cursor shown, cooked) before
+/// blitty stops, and once it is continued in the foreground, taken again and redrawn whole.
+/// Continued with `bg`, blitty stops again at once without touching the terminal, as a
+/// program that writes to it from the background is stopped, until `fg`.
+///
+/// `stop` false is a SIGCONT after a stop blitty did not see (SIGSTOP): the shell has had the
+/// terminal meanwhile (its prompt may be on blitty's screen), so it is taken again the same way.
+fn stop_and_continue(
+    stop: bool,
+    writer: &mut Output,
+    presenter: &mut AnsiPresenter,
+    raw: &mut RawMode,
+) -> io::Result<()> {
+    writer.finish();
+    let mut out = Vec::new();
+    presenter.leave(&mut out);
+    if stop {
+        raw.suspend(out);
+        out = Vec::new();
+        signals::stop_as(SIGTSTP);
+    }
+    while !host::foreground() {
+        signals::stop_as(SIGTTOU);
+    }
+    if stop {
+        raw.resume()?;
+    } else {
+        raw.reapply()?;
+    }
+    presenter.enter(&mut out);
+    writer.send(out);
+    Ok(())
 }
 
 /// The host at a new size: the frame in flight goes first, then the presenter's clear.

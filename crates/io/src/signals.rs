@@ -7,7 +7,7 @@ use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-pub use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
+pub use signal_hook::consts::{SIGCHLD, SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGTTOU, SIGWINCH};
 
 pub struct Signals {
     /// The end the event loop polls.
@@ -45,5 +45,28 @@ pub fn ignore_file_size_limit_signal() {
     // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code.
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
+/// Stops the process as `sig` (SIGTSTP, SIGTTOU) does by default, whatever handler blitty has
+/// for it, and returns once it is continued (SIGCONT). The shell then reports the stop as it
+/// would without blitty's handler ("Stopped", "Stopped (tty output)"), not as a SIGSTOP.
+///
+/// In an orphaned process group the kernel discards these signals instead of stopping: the
+/// call returns at once, and the caller carries on as if it had been continued.
+pub fn stop_as(sig: i32) {
+    // SAFETY: sigaction and raise are plain system calls; the handler saved is put back as it
+    // was (no other thread of blitty changes signal dispositions), and a zeroed sigaction with
+    // SIG_DFL is a valid one.
+    unsafe {
+        let mut default: libc::sigaction = std::mem::zeroed();
+        default.sa_sigaction = libc::SIG_DFL;
+        let mut saved: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(sig, &default, &mut saved) != 0 {
+            let _ = signal_hook::low_level::raise(libc::SIGSTOP);
+            return;
+        }
+        libc::raise(sig);
+        libc::sigaction(sig, &saved, std::ptr::null_mut());
     }
 }
