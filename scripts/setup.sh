@@ -44,6 +44,9 @@ command -v fc-match >/dev/null || need+=(fontconfig)
 # would be 56 MB) and emoji and symbols with outlines (Symbola).
 fc-list :family='WenQuanYi Zen Hei' | grep -q . || need+=(fonts-wqy-zenhei)
 fc-list :family=Symbola | grep -q . || need+=(fonts-symbola)
+# python3 plays the hostile programs and the fake server of another user in the server's tests
+# (run by setpriv as nobody, so the system's /usr/bin/python3, not a user's own).
+[ -x /usr/bin/python3 ] || need+=(python3)
 # pkill ends the session servers the tests start; setpriv runs a client as another user.
 command -v setpriv >/dev/null || need+=(util-linux)
 if [ ${#need[@]} -gt 0 ]; then

@@ -138,7 +138,7 @@ pub struct ServerArgs {
 }
 
 pub fn socket(cfg: &Config) -> PathBuf {
-    client::socket_path(&blitty_io::server::socket_dir(cfg.socket_dir.as_deref()))
+    client::socket_path(&blitty_io::sockdir::socket_dir(cfg.socket_dir.as_deref()))
 }
 
 fn bytes(p: &std::path::Path) -> Vec<u8> {
@@ -153,12 +153,14 @@ fn size() -> (u16, u16) {
 
 fn finish(outcome: Outcome) -> Result<i32> {
     match outcome {
+        // What the server says is made printable here too: it names sessions, programs and
+        // devices, which are not all the user's choice.
         Outcome::Text(t) => {
-            print!("{t}");
+            print!("{}", blitty_io::names::defanged(&t));
             Ok(0)
         }
         Outcome::Ended { reason, status } => {
-            eprintln!("[blitty: {reason}]");
+            eprintln!("[blitty: {}]", blitty_io::names::defanged(&reason));
             Ok(status as i32)
         }
     }
@@ -255,22 +257,22 @@ fn server_argv(path: &std::path::Path, config: Option<&std::path::Path>) -> Resu
 
 pub fn attach(args: AttachArgs) -> Result<i32> {
     let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
+    // Whom it would talk to is checked first: a planted server or directory is the news.
+    let stream = client::connect(&socket(&cfg), None).map_err(|e| anyhow!(e))?;
     need_terminal()?;
     let (cols, rows) = size();
-    let stream = client::connect(&socket(&cfg), None).map_err(|e| anyhow!(e))?;
     finish(client::request(stream, Request::Attach { name: args.name, cols, rows }).map_err(|e| anyhow!(e))?)
 }
 
 pub fn ls(args: LsArgs) -> Result<i32> {
     let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
     let path = socket(&cfg);
-    match std::os::unix::net::UnixStream::connect(&path) {
-        Ok(stream) => finish(client::request(stream, Request::List).map_err(|e| anyhow!(e))?),
-        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused) => {
+    match client::connect_if_running(&path).map_err(|e| anyhow!(e))? {
+        Some(stream) => finish(client::request(stream, Request::List).map_err(|e| anyhow!(e))?),
+        None => {
             println!("no sessions (no server on {})", path.display());
             Ok(0)
         }
-        Err(e) => Err(anyhow!("cannot connect to {}: {e}", path.display())),
     }
 }
 

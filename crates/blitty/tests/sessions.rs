@@ -194,8 +194,8 @@ fn vtys_are_made_switched_renamed_and_killed_with_the_prefix_keys() {
     // Rename with a prompt.
     t.keys(&["C-]", ","]);
     t.wait_for("rename vty:");
-    t.text("logs");
-    t.keys(&["Enter"]);
+    // The name and Enter in one write, as a paste or a script types them.
+    t.keys(&["logs", "Enter"]);
     let screen = t.wait_for("1:logs*");
     assert!(screen.contains("0:sh  1:logs*"), "{screen}");
     // Output in a vty not shown marks it.
@@ -378,7 +378,8 @@ fn another_user_is_refused() {
     // The directory is private: nobody cannot reach the socket at all.
     let out = as_nobody(&["ls"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    // Even with the directory and socket opened up, the server checks the peer's uid.
+    // With the directory and socket opened up, nobody's blitty refuses the directory (it is
+    // not nobody's) ...
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(s.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(s.dir.join("blitty"), std::fs::Permissions::from_mode(0o711)).unwrap();
@@ -386,7 +387,22 @@ fn another_user_is_refused() {
     let out = as_nobody(&["ls"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("blitty: this blitty server belongs to uid 0;") && err.lines().count() == 1, "{err}");
+    assert!(err.contains("belongs to uid 0, not to uid 65534") && err.lines().count() == 1, "{err}");
+    // ... and a client that connects anyway is refused by the server, which checks its uid
+    // before reading a byte.
+    let script = format!(
+        "import socket, sys\ns = socket.socket(socket.AF_UNIX)\ns.connect({:?})\n\
+         got = b''\nwhile True:\n    d = s.recv(4096)\n    if not d: break\n    got += d\n\
+         sys.stdout.write(got[5:].decode())\n",
+        s.socket().display().to_string()
+    );
+    let out = Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c", &script])
+        .output()
+        .expect("setpriv runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.starts_with("this blitty server belongs to uid 0; uid 65534 may not use it"), "{said} {out:?}");
+    std::fs::set_permissions(s.dir.join("blitty"), std::fs::Permissions::from_mode(0o700)).unwrap();
     assert!(s.run(&["kill", "mine"]).status.success());
 }
 

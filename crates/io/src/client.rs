@@ -30,21 +30,32 @@ pub enum Outcome {
     Ended { reason: String, status: u8 },
 }
 
+/// Connects to the server on `socket` if one answers there: `None` when none does. The socket's
+/// directory and the server's uid are checked first (see [`crate::sockdir`]).
+pub fn connect_if_running(socket: &Path) -> Result<Option<UnixStream>, String> {
+    if let Some(dir) = socket.parent() {
+        if !crate::sockdir::check(dir).map_err(|e| e.to_string())? {
+            return Ok(None);
+        }
+    }
+    match UnixStream::connect(socket) {
+        Ok(s) => {
+            crate::sockdir::check_server(&s, socket)?;
+            Ok(Some(s))
+        }
+        Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused) => Ok(None),
+        Err(e) => Err(format!("cannot connect to {}: {e}", socket.display())),
+    }
+}
+
 /// Connects to the server on `socket`, starting one (`start`: the program and the arguments
 /// that run it) when none answers.
 pub fn connect(socket: &Path, start: Option<&[std::ffi::OsString]>) -> Result<UnixStream, String> {
-    match UnixStream::connect(socket) {
-        Ok(s) => return Ok(s),
-        Err(e) => {
-            if start.is_none() {
-                return Err(match e.kind() {
-                    io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => {
-                        format!("no blitty server is running on {} (blitty new starts one)", socket.display())
-                    }
-                    _ => format!("cannot connect to {}: {e}", socket.display()),
-                });
-            }
-        }
+    if let Some(s) = connect_if_running(socket)? {
+        return Ok(s);
+    }
+    if start.is_none() {
+        return Err(format!("no blitty server is running on {} (blitty new starts one)", socket.display()));
     }
     let argv = start.unwrap_or_default();
     let (program, args) = argv.split_first().ok_or("no server program")?;
@@ -67,7 +78,7 @@ pub fn connect(socket: &Path, start: Option<&[std::ffi::OsString]>) -> Result<Un
     let mut child = cmd.spawn().map_err(|e| format!("cannot start the blitty server: {e}"))?;
     let deadline = Instant::now() + START_WAIT;
     loop {
-        if let Ok(s) = UnixStream::connect(socket) {
+        if let Some(s) = connect_if_running(socket)? {
             // The server keeps running on its own; its stderr pipe closes when it detaches it.
             drop(child.stderr.take());
             return Ok(s);
@@ -238,7 +249,7 @@ fn hello(stream: &mut UnixStream, req: Request, frames: &mut Frames) -> Result<(
              server's sessions and start again with one blitty",
             proto::VERSION
         )),
-        Msg::Error(e) => Err(e),
+        Msg::Error(e) => Err(crate::names::defanged(&e)),
         _ => Err("the blitty server answered out of turn".into()),
     }
 }
@@ -250,7 +261,7 @@ pub fn attach(mut stream: UnixStream, req: Request) -> Result<(UnixStream, Frame
     let mut frames = Frames::default();
     hello(&mut stream, req, &mut frames)?;
     match next(&mut stream, &mut frames)? {
-        Msg::Error(e) => Err(e),
+        Msg::Error(e) => Err(crate::names::defanged(&e)),
         first => Ok((stream, frames, first)),
     }
 }
@@ -262,7 +273,7 @@ pub fn request_on(mut stream: UnixStream, req: Request, mut display: Display) ->
     if !attaching {
         return match next(&mut stream, &mut frames)? {
             Msg::Text(t) => Ok(Outcome::Text(t)),
-            Msg::Error(e) => Err(e),
+            Msg::Error(e) => Err(crate::names::defanged(&e)),
             _ => Err("the blitty server answered out of turn".into()),
         };
     }
@@ -282,7 +293,7 @@ fn attached(mut stream: UnixStream, mut frames: Frames, display: &mut Display) -
     // The first answer decides: an error is said before the terminal changes.
     let first = next(&mut stream, &mut frames)?;
     if let Msg::Error(e) = first {
-        return Err(e);
+        return Err(crate::names::defanged(&e));
     }
     let raw = RawMode::enter().map_err(|e| format!("cannot put the terminal in raw mode: {e}"))?;
     let mut signals = Signals::new(&[SIGWINCH, SIGTERM, SIGHUP, SIGINT]).map_err(|e| e.to_string())?;

@@ -6,16 +6,24 @@
 //! of another version gets an [`Msg::Error`] naming both versions and the connection closes, so
 //! a client never shows a garbled screen from a server it does not speak with.
 //!
-//! A frame longer than [`MAX_FRAME`] is a protocol error (the largest legitimate one is a
-//! full-screen frame of a 2048x1024 terminal, far below it).
+//! A frame longer than its direction's limit is a protocol error: [`MAX_FRAME`] from the server
+//! (the largest legitimate one is a full-screen frame of a 2048x1024 terminal, far below it),
+//! [`MAX_CLIENT_FRAME`] from a client (a request with its command line, or a read of keys).
 
 use std::io;
 
 pub const MAGIC: &[u8; 4] = b"BLTY";
 /// Bumped whenever a message changes shape.
 pub const VERSION: u32 = 1;
-/// Bytes a frame may hold at most.
+/// Bytes a frame from the server may hold at most.
 pub const MAX_FRAME: usize = 64 << 20;
+/// Bytes a frame from a client may hold at most: the server holds at most this much of a
+/// partial frame per connection. A command line (`blitty new -- CMD`) is at most what Linux
+/// passes to a program (`ARG_MAX`, 2 MiB by default, a quarter of the stack limit); keys come
+/// in reads of 64 KiB.
+pub const MAX_CLIENT_FRAME: usize = 4 << 20;
+/// Characters a session's name may have at most.
+pub const MAX_NAME: usize = 64;
 
 /// What a client asks for after its hello.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,6 +142,17 @@ impl<'a> R<'a> {
     }
 }
 
+/// A serial vty's settings as `blitty serial` takes them: a value it would not take is an
+/// error, never a default.
+fn check_serial(spec: &VtySpec) -> io::Result<()> {
+    if let VtySpec::Serial { baud, data_bits, parity, stop_bits, flow, .. } = spec {
+        if *baud == 0 || !(5..=8).contains(data_bits) || *parity > 2 || !(1..=2).contains(stop_bits) || *flow > 2 {
+            return Err(bad("serial settings"));
+        }
+    }
+    Ok(())
+}
+
 /// Appends `msg` as one frame to `out`.
 pub fn encode(msg: &Msg, out: &mut Vec<u8>) {
     let mut w = W(Vec::new());
@@ -230,15 +249,19 @@ pub fn decode(body: &[u8]) -> io::Result<Msg> {
                         let argv = (0..n).map(|_| r.bytes()).collect::<io::Result<_>>()?;
                         VtySpec::Program { argv, cwd: r.bytes()? }
                     }
-                    2 => VtySpec::Serial {
-                        device: r.bytes()?,
-                        baud: r.u32()?,
-                        data_bits: r.u8()?,
-                        parity: r.u8()?,
-                        stop_bits: r.u8()?,
-                        flow: r.u8()?,
-                        lock: r.u8()? != 0,
-                    },
+                    2 => {
+                        let spec = VtySpec::Serial {
+                            device: r.bytes()?,
+                            baud: r.u32()?,
+                            data_bits: r.u8()?,
+                            parity: r.u8()?,
+                            stop_bits: r.u8()?,
+                            flow: r.u8()?,
+                            lock: r.u8()? != 0,
+                        };
+                        check_serial(&spec)?;
+                        spec
+                    }
                     _ => return Err(bad("vty kind")),
                 };
                 Request::New { name, detached, vty, cols, rows, log }
@@ -265,30 +288,63 @@ pub fn decode(body: &[u8]) -> io::Result<Msg> {
 }
 
 /// Takes whole frames off the front of a byte stream.
-#[derive(Default)]
+///
+/// Whole frames are taken by moving an offset, not by moving the bytes after them: a buffer
+/// holding many small messages costs each message its own length, not the buffer's. The bytes
+/// taken are dropped when they are the larger part of the buffer (or all of it).
 pub struct Frames {
     buf: Vec<u8>,
+    /// Where the next frame starts in `buf`.
+    at: usize,
+    /// The longest frame accepted.
+    max: usize,
+}
+
+impl Default for Frames {
+    /// Frames from the server (a client's reader).
+    fn default() -> Frames {
+        Frames::with_max(MAX_FRAME)
+    }
 }
 
 impl Frames {
+    /// Frames of at most `max` bytes each.
+    pub fn with_max(max: usize) -> Frames {
+        Frames { buf: Vec::new(), at: 0, max }
+    }
+
     pub fn push(&mut self, bytes: &[u8]) {
+        if self.at > 0 && self.at >= self.buf.len() - self.at {
+            self.buf.drain(..self.at);
+            self.at = 0;
+        }
         self.buf.extend_from_slice(bytes);
+    }
+
+    /// Bytes held that are not whole frames yet.
+    pub fn pending(&self) -> usize {
+        self.buf.len() - self.at
     }
 
     /// The next whole message, if one is there; an error for a malformed or oversized frame.
     pub fn next_msg(&mut self) -> io::Result<Option<Msg>> {
-        if self.buf.len() < 4 {
+        let rest = &self.buf[self.at..];
+        if rest.len() < 4 {
             return Ok(None);
         }
-        let len = u32::from_le_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]]) as usize;
-        if len == 0 || len > MAX_FRAME {
+        let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        if len == 0 || len > self.max {
             return Err(bad("frame length"));
         }
-        if self.buf.len() < 4 + len {
+        if rest.len() < 4 + len {
             return Ok(None);
         }
-        let msg = decode(&self.buf[4..4 + len]);
-        self.buf.drain(..4 + len);
+        let msg = decode(&rest[4..4 + len]);
+        self.at += 4 + len;
+        if self.at == self.buf.len() {
+            self.buf.clear();
+            self.at = 0;
+        }
         msg.map(Some)
     }
 }
@@ -379,5 +435,63 @@ mod tests {
         let mut f = Frames::default();
         f.push(&[5, 0, 0, 0, 1, b'X', b'X', b'X', b'X']);
         assert!(f.next_msg().is_err(), "a hello without the magic");
+        // A client's frame is held to its own, smaller limit.
+        let mut f = Frames::with_max(MAX_CLIENT_FRAME);
+        f.push(&((MAX_CLIENT_FRAME + 1) as u32).to_le_bytes());
+        assert!(f.next_msg().is_err());
+    }
+
+    #[test]
+    fn unknown_serial_settings_are_errors() {
+        let serial = |parity, flow, data_bits, stop_bits, baud| {
+            Msg::Request(Request::New {
+                name: None,
+                detached: true,
+                vty: VtySpec::Serial {
+                    device: b"/dev/x".to_vec(),
+                    baud,
+                    data_bits,
+                    parity,
+                    stop_bits,
+                    flow,
+                    lock: true,
+                },
+                cols: 80,
+                rows: 24,
+                log: None,
+            })
+        };
+        let ok = |m: Msg| {
+            let mut b = Vec::new();
+            encode(&m, &mut b);
+            decode(&b[4..]).is_ok()
+        };
+        assert!(ok(serial(2, 2, 5, 2, 1)));
+        assert!(!ok(serial(3, 0, 8, 1, 9600)), "parity 3");
+        assert!(!ok(serial(0, 3, 8, 1, 9600)), "flow 3");
+        assert!(!ok(serial(0, 0, 9, 1, 9600)), "9 data bits");
+        assert!(!ok(serial(0, 0, 8, 3, 9600)), "3 stop bits");
+        assert!(!ok(serial(0, 0, 8, 1, 0)), "0 baud");
+    }
+
+    #[test]
+    fn a_stream_of_small_messages_costs_linear_time() {
+        // 8 MiB of 9-byte resizes pushed in 16 KiB reads, each read's messages taken before
+        // the next: the buffer never holds more than a read and a partial message, and the
+        // bytes moved stay a small multiple of the bytes pushed.
+        let mut one = Vec::new();
+        encode(&Msg::Resize { cols: 80, rows: 24 }, &mut one);
+        let stream: Vec<u8> = one.iter().copied().cycle().take(8 << 20).collect();
+        let mut f = Frames::with_max(MAX_CLIENT_FRAME);
+        let mut n = 0;
+        for read in stream.chunks(16384) {
+            f.push(read);
+            assert!(f.buf.len() <= 2 * 16384, "{}", f.buf.len());
+            while let Some(m) = f.next_msg().unwrap() {
+                assert_eq!(m, Msg::Resize { cols: 80, rows: 24 });
+                n += 1;
+            }
+        }
+        assert_eq!(n, (8 << 20) / one.len());
     }
 }

@@ -38,12 +38,14 @@ use crate::copymode::CopyMode;
 use crate::event::{PollSet, Wake};
 use crate::keys::{self, Action, Keys, Prefix};
 use crate::line::SerialLine;
+use crate::names::{self, printable};
 use crate::proto::{self, Frames, Msg, Request, VtySpec};
 use crate::pty::{self, Pty, Size};
+use crate::queue::Queue;
 use crate::serial::{Flow, Parity, Settings};
 use crate::session::{Output, Pacer};
 use crate::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGTERM};
-use std::os::unix::fs::DirBuilderExt;
+use crate::sockdir;
 
 /// The commands after the prefix, for the help (`?`).
 pub const SESSION_COMMANDS: &[(&str, &str)] = &[
@@ -83,47 +85,28 @@ const READ_SIZE: usize = 64 * 1024;
 const MESSAGE: Duration = Duration::from_secs(3);
 /// Ended vtys remembered per session for `blitty ls`.
 const ENDED_KEPT: usize = 8;
+/// Connections the server holds at once; one more is refused with a message. Each may hold up
+/// to [`proto::MAX_CLIENT_FRAME`] of a partial message.
+pub const MAX_CLIENTS: usize = 256;
+/// Vtys the server holds at once, over all sessions (`blitty bench ports` opens 1,000 serial
+/// lines as vtys of one server).
+pub const MAX_VTYS: usize = 4096;
+/// Bytes read from one client per turn of the loop: a client streaming messages is served in
+/// turns with everything else, never for longer than reading and handling this much.
+const CLIENT_BUDGET: usize = 256 * 1024;
+/// A session's size changes at most this often: a client sending sizes faster (a resize
+/// storm, or a window being dragged) gets the latest one when the time comes. Reflowing a
+/// history of 10,000 lines at 2048 columns takes tens of milliseconds.
+const RESIZE_EVERY: Duration = Duration::from_millis(50);
 /// Sizes a client may give at most (as `--size` elsewhere).
 const MAX_COLS: u16 = 2048;
 const MAX_ROWS: u16 = 1024;
-
-/// The directory of the sockets: `$XDG_RUNTIME_DIR/blitty`, else `/tmp/blitty-UID` (tmux's
-/// choice), or the config file's `socket_dir`.
-pub fn socket_dir(configured: Option<&Path>) -> PathBuf {
-    if let Some(d) = configured {
-        return d.to_path_buf();
-    }
-    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
-        Some(d) => PathBuf::from(d).join("blitty"),
-        None => PathBuf::from(format!("/tmp/blitty-{}", rustix::process::getuid().as_raw())),
-    }
-}
 
 /// Points standard error at /dev/null (the server, once it listens).
 pub fn quiet_stderr() {
     if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
         let _ = rustix::stdio::dup2_stderr(&null);
     }
-}
-
-/// Makes the socket directory (mode 0700) and checks that it is ours and private.
-pub fn prepare_dir(dir: &Path) -> io::Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    if !dir.exists() {
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
-    }
-    let meta = std::fs::metadata(dir)?;
-    let uid = rustix::process::getuid().as_raw();
-    if meta.uid() != uid {
-        return Err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!("the socket directory {} belongs to another user (uid {})", dir.display(), meta.uid()),
-        ));
-    }
-    if meta.mode() & 0o077 != 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
 }
 
 enum Source {
@@ -158,7 +141,7 @@ struct Vty {
     bell: bool,
     bells_seen: u64,
     /// Keys and answers waiting for the program.
-    to_write: Vec<u8>,
+    to_write: Queue,
     /// Set when the program has ended (or the vty was killed): the words for `ls`.
     ended: Option<(String, u8)>,
 }
@@ -212,6 +195,9 @@ struct Session {
     ended: Vec<String>,
     /// Where its first program started: new vtys (`c`) start there too, as tmux's windows.
     cwd: Vec<u8>,
+    /// The size it is to take when [`RESIZE_EVERY`] has passed since `resized_at`.
+    want: Option<Size>,
+    resized_at: Option<Instant>,
 }
 
 enum Mode {
@@ -248,6 +234,8 @@ struct Client {
     bell: bool,
     /// What goes before the next frame: taking over the terminal, a clear after a resize.
     preamble: Vec<u8>,
+    /// It sent a new size this turn (its presenter takes it at the end of the turn).
+    resized: bool,
 }
 
 impl Client {
@@ -287,6 +275,9 @@ pub struct Server {
     buf: Vec<u8>,
     /// When the serial lines no client shows are next read (see `sweep`).
     next_sweep: Instant,
+    /// Programs of sessions that were killed, hung up and not ended yet: reaped when they
+    /// end, so none is left a zombie for the server's lifetime.
+    orphans: Vec<std::process::Child>,
 }
 
 /// The parts of the server's loop, as its poll set names them.
@@ -306,17 +297,9 @@ impl Server {
     /// Binds the socket (replacing a stale one: nothing answers on it).
     pub fn bind(opts: Options) -> io::Result<Server> {
         if let Some(dir) = opts.socket.parent() {
-            prepare_dir(dir)?;
+            sockdir::prepare(dir)?;
         }
-        if opts.socket.exists() {
-            if UnixStream::connect(&opts.socket).is_ok() {
-                return Err(io::Error::new(
-                    io::ErrorKind::AddrInUse,
-                    format!("a blitty server already answers on {}", opts.socket.display()),
-                ));
-            }
-            std::fs::remove_file(&opts.socket)?;
-        }
+        sockdir::clear_stale(&opts.socket)?;
         let listener = UnixListener::bind(&opts.socket)?;
         std::fs::set_permissions(&opts.socket, std::fs::Permissions::from_mode(0o600))?;
         listener.set_nonblocking(true)?;
@@ -334,6 +317,7 @@ impl Server {
             stop: false,
             next_sweep: Instant::now(),
             buf: vec![0; READ_SIZE],
+            orphans: Vec::new(),
         })
     }
 
@@ -372,6 +356,9 @@ impl Server {
                     }
                 }
             }
+            if let Some(t) = self.resize_due() {
+                wake.at(t);
+            }
             if !self.had_session {
                 // A server whose first session never came ends after a while.
                 wake.at(started + Duration::from_secs(5));
@@ -390,7 +377,7 @@ impl Server {
             }
             if self.stop {
                 for s in std::mem::take(&mut self.sessions) {
-                    end_session(s);
+                    drop(end_session(s));
                 }
                 break;
             }
@@ -475,7 +462,9 @@ impl Server {
                     continue;
                 }
                 if let Some(fd) = v.source.fd() {
-                    let mut ev = PollFlags::IN;
+                    // A program whose input is full is not read until it takes some (see
+                    // `queue`): its answers would have nowhere to go.
+                    let mut ev = if v.to_write.full() { PollFlags::empty() } else { PollFlags::IN };
                     if !v.to_write.is_empty() {
                         ev |= PollFlags::OUT;
                     }
@@ -520,6 +509,7 @@ impl Server {
         for i in client_ready {
             self.client_input(i);
         }
+        self.apply_sizes();
         self.reopen_serial();
         self.remove_ended();
         self.frames();
@@ -552,7 +542,7 @@ impl Server {
             let peer = rustix::net::sockopt::socket_peercred(&stream).map(|c| c.uid.as_raw());
             let mut client = Client {
                 out: Output::new(stream),
-                frames: Frames::default(),
+                frames: Frames::with_max(proto::MAX_CLIENT_FRAME),
                 hello: false,
                 session: None,
                 cols: 80,
@@ -569,6 +559,7 @@ impl Server {
                 clipboard: Vec::new(),
                 bell: false,
                 preamble: Vec::new(),
+                resized: false,
             };
             client.presenter.set_overlay_colours(self.opts.status_colours.0, self.opts.status_colours.1);
             if peer != Ok(self.uid) {
@@ -576,14 +567,23 @@ impl Server {
                 client
                     .send(&Msg::Error(format!("this blitty server belongs to uid {}; {who} may not use it", self.uid)));
                 client.closing = true;
+            } else if self.clients.len() >= MAX_CLIENTS {
+                client.send(&Msg::Error(format!(
+                    "the blitty server has {MAX_CLIENTS} connections already, its most; try again when one ends"
+                )));
+                client.closing = true;
             }
             self.clients.push(client);
         }
     }
 
+    /// Reads and handles what client `i` sent, up to [`CLIENT_BUDGET`] bytes: the rest waits for
+    /// the next turn (the poll says so again), so one client streaming messages holds no other
+    /// client, vty or the listener back.
     fn client_input(&mut self, i: usize) {
         let mut buf = [0u8; 16384];
-        loop {
+        let mut taken = 0;
+        while taken < CLIENT_BUDGET {
             let c = &mut self.clients[i];
             if c.closing {
                 // Refused or detached: what it sends is not read.
@@ -596,7 +596,10 @@ impl Server {
                     c.out.discard();
                     return;
                 }
-                Ok(n) => c.frames.push(&buf[..n]),
+                Ok(n) => {
+                    taken += n;
+                    c.frames.push(&buf[..n]);
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => {
@@ -604,21 +607,22 @@ impl Server {
                     return;
                 }
             }
-        }
-        loop {
-            let msg = match self.clients[i].frames.next_msg() {
-                Ok(Some(m)) => m,
-                Ok(None) => return,
-                Err(e) => {
-                    let c = &mut self.clients[i];
-                    c.send(&Msg::Error(format!("protocol error: {e}")));
-                    c.closing = true;
+            // Handled as they come: the buffer holds at most one partial message and a read.
+            loop {
+                let msg = match self.clients[i].frames.next_msg() {
+                    Ok(Some(m)) => m,
+                    Ok(None) => break,
+                    Err(e) => {
+                        let c = &mut self.clients[i];
+                        c.send(&Msg::Error(format!("protocol error: {e}")));
+                        c.closing = true;
+                        return;
+                    }
+                };
+                self.message(i, msg);
+                if self.clients[i].closing {
                     return;
                 }
-            };
-            self.message(i, msg);
-            if self.clients[i].closing {
-                return;
             }
         }
     }
@@ -652,13 +656,11 @@ impl Server {
                     // The size it attached with (the client says it again once in raw mode).
                     return;
                 }
+                // Taken at the end of the turn (`apply_sizes`): of many sizes in one turn only
+                // the last costs a resize.
                 c.cols = cols;
                 c.rows = rows;
-                let (cols, rows) = (c.cols as usize, c.rows as usize);
-                let mut out = std::mem::take(&mut c.preamble);
-                c.presenter.resize(cols, rows, &mut out);
-                c.preamble = out;
-                c.dirty = true;
+                c.resized = true;
                 self.follow_size(i);
             }
             _ => {
@@ -681,7 +683,8 @@ impl Server {
                 Some(k) => {
                     let s = self.sessions.remove(k);
                     let id = s.id;
-                    end_session(s);
+                    let left = end_session(s);
+                    self.orphans.extend(left);
                     self.detach_all(id, &format!("session {name} was killed"), 0);
                     self.clients[i].send(&Msg::Text(String::new()));
                     self.clients[i].closing = true;
@@ -715,7 +718,8 @@ impl Server {
     }
 
     fn no_session(&self, name: &str) -> String {
-        let names: Vec<&str> = self.sessions.iter().map(|s| s.name.as_str()).collect();
+        let names: Vec<String> = self.sessions.iter().map(|s| printable(&s.name)).collect();
+        let name = names::short(name);
         if names.is_empty() {
             format!("no session named {name} (there are none)")
         } else {
@@ -727,12 +731,12 @@ impl Server {
         let Request::New { name, detached, vty: spec, cols, rows, log } = r else { return Ok(()) };
         let name = match name {
             Some(n) if self.sessions.iter().any(|s| s.name == n) => {
-                return Err(format!("a session named {n} exists already"))
+                return Err(format!("a session named {} exists already", names::short(&n)))
             }
-            Some(n) if n.is_empty() || n.contains(|c: char| c.is_control() || c == ':' || c == '.') => {
-                return Err(format!("{n:?} cannot name a session (no colons, dots or control characters)"))
+            Some(n) => {
+                names::check_session_name(&n)?;
+                n
             }
-            Some(n) => n,
             None => (0..)
                 .map(|k: u32| k.to_string())
                 .find(|n| !self.sessions.iter().any(|s| &s.name == n))
@@ -764,6 +768,8 @@ impl Server {
             last_used: Instant::now(),
             ended: Vec::new(),
             cwd,
+            want: None,
+            resized_at: None,
         });
         self.had_session = true;
         if detached {
@@ -777,6 +783,9 @@ impl Server {
     }
 
     fn make_vty(&mut self, spec: VtySpec, size: Size) -> Result<Vty, Refusal> {
+        if self.sessions.iter().map(|s| s.vtys.len()).sum::<usize>() >= MAX_VTYS {
+            return Err(format!("the blitty server holds {MAX_VTYS} vtys already, its most"));
+        }
         let id = self.id();
         let term = Terminal::with_scrollback(size.cols as usize, size.rows as usize, self.opts.scrollback);
         let (source, name) = match spec {
@@ -828,7 +837,7 @@ impl Server {
             activity: false,
             bell: false,
             bells_seen: 0,
-            to_write: Vec::new(),
+            to_write: Queue::default(),
             ended: None,
         })
     }
@@ -852,35 +861,65 @@ impl Server {
         self.follow_size(i);
     }
 
-    /// The session of client `i` takes its size (it is the latest active client).
+    /// The session of client `i` is to take its size (it is the latest active client): the
+    /// size is applied by `apply_sizes`.
     fn follow_size(&mut self, i: usize) {
         let c = &self.clients[i];
         let Some(id) = c.session else { return };
         let size = c.vty_size(self.opts.status);
         let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) else { return };
-        if s.size == size {
-            return;
-        }
-        s.size = size;
-        for v in &mut s.vtys {
-            v.term.resize(size.cols as usize, size.rows as usize);
-            if let Source::Pty { pty, .. } = &v.source {
-                let _ = pty.resize(size);
-            }
-            v.generation += 1;
-        }
-        // Every client of the session redraws from a clear screen (one of another size keeps
-        // no leftovers beyond the new screen's edge).
-        for c in self.clients.iter_mut().filter(|c| c.session == Some(id)) {
+        s.want = (s.size != size).then_some(size);
+    }
+
+    /// When a session's size waits for its time (see [`RESIZE_EVERY`]).
+    fn resize_due(&self) -> Option<Instant> {
+        self.sessions
+            .iter()
+            .filter(|s| s.want.is_some())
+            .map(|s| s.resized_at.map_or(Instant::now(), |t| t + RESIZE_EVERY))
+            .min()
+    }
+
+    /// The sizes clients sent this turn, and the sizes sessions are to take whose time has come.
+    fn apply_sizes(&mut self) {
+        for c in self.clients.iter_mut().filter(|c| c.resized) {
+            c.resized = false;
             let mut out = std::mem::take(&mut c.preamble);
             c.presenter.resize(c.cols as usize, c.rows as usize, &mut out);
             c.preamble = out;
-            if c.copy.active {
-                c.copy.leave();
-                c.keys.scrolling = false;
-                c.presenter.set_mouse_for_blitty(false);
-            }
             c.dirty = true;
+        }
+        let now = Instant::now();
+        for si in 0..self.sessions.len() {
+            let s = &mut self.sessions[si];
+            let Some(size) = s.want else { continue };
+            if s.resized_at.is_some_and(|t| now < t + RESIZE_EVERY) {
+                continue;
+            }
+            s.want = None;
+            s.resized_at = Some(now);
+            s.size = size;
+            let id = s.id;
+            for v in &mut s.vtys {
+                v.term.resize(size.cols as usize, size.rows as usize);
+                if let Source::Pty { pty, .. } = &v.source {
+                    let _ = pty.resize(size);
+                }
+                v.generation += 1;
+            }
+            // Every client of the session redraws from a clear screen (one of another size
+            // keeps no leftovers beyond the new screen's edge).
+            for c in self.clients.iter_mut().filter(|c| c.session == Some(id)) {
+                let mut out = std::mem::take(&mut c.preamble);
+                c.presenter.resize(c.cols as usize, c.rows as usize, &mut out);
+                c.preamble = out;
+                if c.copy.active {
+                    c.copy.leave();
+                    c.keys.scrolling = false;
+                    c.presenter.set_mouse_for_blitty(false);
+                }
+                c.dirty = true;
+            }
         }
     }
 
@@ -890,6 +929,8 @@ impl Server {
         }
     }
 
+    /// The sessions as text, every name made printable (a program's or a device's name is not
+    /// the user's choice, and `blitty ls` writes it to the user's terminal).
     fn listing(&self) -> String {
         let mut s = String::new();
         if self.sessions.is_empty() {
@@ -928,7 +969,7 @@ impl Server {
                 s.push_str(&format!("  ended: {e}\n"));
             }
         }
-        s
+        names::printable_lines(&s)
     }
 
     // ---- vtys ----
@@ -938,16 +979,16 @@ impl Server {
         let Some(v) = s.vtys.get_mut(vi) else { return };
         if rev.contains(PollFlags::OUT) && !v.to_write.is_empty() {
             if let Some(fd) = v.source.fd() {
-                match rustix::io::write(fd, &v.to_write) {
-                    Ok(n) => {
-                        v.to_write.drain(..n);
-                    }
+                match rustix::io::write(fd, v.to_write.unsent()) {
+                    Ok(n) => v.to_write.written(n),
                     Err(Errno::AGAIN) | Err(Errno::INTR) => {}
                     Err(_) => v.to_write.clear(),
                 }
             }
         }
-        if !rev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) {
+        if !rev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR)
+            || (v.to_write.full() && !rev.intersects(PollFlags::HUP | PollFlags::ERR))
+        {
             return;
         }
         // One buffer for every vty's reads, kept between turns.
@@ -964,7 +1005,7 @@ impl Server {
             v.generation += 1;
             v.activity = true;
             let replies = v.term.take_replies();
-            v.to_write.extend_from_slice(&replies);
+            v.to_write.answers(&replies);
             if v.term.screen().bells() != v.bells_seen {
                 v.bells_seen = v.term.screen().bells();
                 v.bell = true;
@@ -1043,6 +1084,7 @@ impl Server {
 
     /// Collects the status of programs that ended.
     fn reap(&mut self) {
+        self.orphans.retain_mut(|child| matches!(child.try_wait(), Ok(None)));
         for s in &mut self.sessions {
             for v in &mut s.vtys {
                 if let Source::Pty { pty, .. } = &mut v.source {
@@ -1087,7 +1129,8 @@ impl Server {
         }
         for (id, reason, status) in gone_sessions {
             if let Some(k) = self.sessions.iter().position(|s| s.id == id) {
-                end_session(self.sessions.remove(k));
+                let left = end_session(self.sessions.remove(k));
+                self.orphans.extend(left);
             }
             self.detach_all(id, &reason, status);
         }
@@ -1105,7 +1148,10 @@ impl Server {
         let mut actions = Vec::new();
         let rows = self.clients[i].rows as usize;
         if !matches!(self.clients[i].mode, Mode::Normal) {
-            self.mode_key(i, bytes);
+            let rest = self.mode_keys(i, bytes);
+            if !rest.is_empty() {
+                self.keys(i, rest);
+            }
             return;
         }
         self.clients[i].keys.feed(bytes, rows, &mut actions);
@@ -1115,10 +1161,21 @@ impl Server {
             match a {
                 Action::Forward(b) => {
                     if !matches!(self.clients[i].mode, Mode::Normal) {
-                        self.mode_key(i, &b);
+                        let rest = self.mode_keys(i, &b);
+                        again.extend_from_slice(rest);
                     } else if let Some(v) = self.current_vty_mut(id) {
-                        v.to_write.extend_from_slice(&b);
+                        let cut = v.to_write.keys(&b);
                         self.clients[i].pacer.key(Instant::now());
+                        if cut > 0 {
+                            self.note(
+                                i,
+                                format!(
+                                    "{cut} bytes typed or pasted were not sent: the program is not reading its input \
+                                     (at most {} KiB wait for it)",
+                                    crate::queue::MAX_QUEUED >> 10
+                                ),
+                            );
+                        }
                     }
                 }
                 Action::Scrollback(back) => {
@@ -1142,7 +1199,7 @@ impl Server {
                     if let Some(clip) = clip {
                         c.clipboard = clip;
                     }
-                    again = rest;
+                    again.extend(rest);
                     c.dirty = true;
                 }
                 Action::Command(k) => self.command(i, id, &k),
@@ -1230,6 +1287,18 @@ impl Server {
         c.dirty = true;
     }
 
+    /// Keys while a list, a prompt or the help is up, one at a time until it closes; returns
+    /// the keys after the one that closed it (typed in the same read: a paste, a script, a
+    /// slow link), which are keys as usual.
+    fn mode_keys<'a>(&mut self, i: usize, mut bytes: &'a [u8]) -> &'a [u8] {
+        while !bytes.is_empty() && !matches!(self.clients[i].mode, Mode::Normal) {
+            let n = keys::key_len(bytes, false).unwrap_or(bytes.len()).max(1);
+            self.mode_key(i, &bytes[..n]);
+            bytes = &bytes[n..];
+        }
+        bytes
+    }
+
     /// A key while a list, a prompt or the help is up.
     fn mode_key(&mut self, i: usize, bytes: &[u8]) {
         let Some(id) = self.clients[i].session else { return };
@@ -1269,7 +1338,9 @@ impl Server {
                 if done.is_none() {
                     if let Ok(s) = std::str::from_utf8(bytes) {
                         text.extend(
-                            s.chars().filter(|c| !c.is_control()).take(64usize.saturating_sub(text.chars().count())),
+                            s.chars()
+                                .filter(|&c| names::shown_as_is(c))
+                                .take(64usize.saturating_sub(text.chars().count())),
                         );
                     }
                 }
@@ -1447,11 +1518,18 @@ fn kill_vty(v: &mut Vty) {
 }
 
 /// Hangs up every program of a session (SIGHUP to each process group, as a closing terminal
-/// does) and lets its serial lines go (their settings restored by their guards).
-fn end_session(mut s: Session) {
-    for v in &mut s.vtys {
-        kill_vty(v);
+/// does) and lets its serial lines go (their settings restored by their guards). Returns the
+/// programs not reaped yet: they are the server's children until they end, and are reaped
+/// then (see `Server::orphans`).
+fn end_session(s: Session) -> Vec<std::process::Child> {
+    let mut left = Vec::new();
+    for mut v in s.vtys {
+        kill_vty(&mut v);
+        if let (Source::Pty { pty, .. }, None) = (v.source, &v.ended) {
+            left.push(pty.child);
+        }
     }
+    left
 }
 
 /// Runs `f` on every client showing vty `id`.
