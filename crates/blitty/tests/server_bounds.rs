@@ -521,6 +521,19 @@ fn a_resize_storm_is_coalesced_and_other_sessions_keep_being_served() {
 }
 
 #[test]
+fn a_command_line_past_the_frame_limit_is_refused_before_it_is_sent() {
+    let s = Server::new("argv");
+    // Eleven arguments of 100 KB (Linux takes at most 128 KiB in one).
+    let arg = "a".repeat(100_000);
+    let mut args = vec!["new", "-d", "-s", "long", "--", "echo"];
+    args.extend(std::iter::repeat_n(arg.as_str(), 11));
+    let out = s.run(&args);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("more than the server takes (1024 KiB)") && err.lines().count() == 1, "{err}");
+}
+
+#[test]
 fn connections_are_counted_and_one_past_the_most_is_told_so() {
     let s = Server::new("conns");
     s.ok(&["new", "-d", "-s", "c", "--", "sleep", "1000"]);

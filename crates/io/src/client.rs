@@ -234,7 +234,15 @@ fn hello(stream: &mut UnixStream, req: Request, frames: &mut Frames) -> Result<(
     // version answers the hello with an error and reads no further).
     let mut out = Vec::new();
     proto::encode(&Msg::Hello { version: proto::VERSION }, &mut out);
+    let hello = out.len();
     proto::encode(&Msg::Request(req), &mut out);
+    if out.len() - hello - 4 > proto::MAX_CLIENT_FRAME {
+        return Err(format!(
+            "the request is {} bytes, more than the server takes ({} KiB): a shorter command line or path",
+            out.len() - hello - 4,
+            proto::MAX_CLIENT_FRAME >> 10
+        ));
+    }
     let sent = stream.write_all(&out);
     // A server that refused at once (another user) has closed: its reason is still there.
     let first = match (sent, next(stream, frames)) {

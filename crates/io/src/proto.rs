@@ -18,10 +18,9 @@ pub const VERSION: u32 = 1;
 /// Bytes a frame from the server may hold at most.
 pub const MAX_FRAME: usize = 64 << 20;
 /// Bytes a frame from a client may hold at most: the server holds at most this much of a
-/// partial frame per connection. A command line (`blitty new -- CMD`) is at most what Linux
-/// passes to a program (`ARG_MAX`, 2 MiB by default, a quarter of the stack limit); keys come
-/// in reads of 64 KiB.
-pub const MAX_CLIENT_FRAME: usize = 4 << 20;
+/// partial frame per connection. It bounds a command line (`blitty new -- CMD`: the client
+/// refuses a longer one before sending it); keys come in reads of 64 KiB.
+pub const MAX_CLIENT_FRAME: usize = 1 << 20;
 /// Characters a session's name may have at most.
 pub const MAX_NAME: usize = 64;
 

@@ -87,16 +87,18 @@ const MESSAGE: Duration = Duration::from_secs(3);
 const ENDED_KEPT: usize = 8;
 /// Connections the server holds at once; one more is refused with a message. Each may hold up
 /// to [`proto::MAX_CLIENT_FRAME`] of a partial message.
-pub const MAX_CLIENTS: usize = 256;
+pub const MAX_CLIENTS: usize = 128;
 /// Vtys the server holds at once, over all sessions (`blitty bench ports` opens 1,000 serial
 /// lines as vtys of one server).
 pub const MAX_VTYS: usize = 4096;
 /// Bytes read from one client per turn of the loop: a client streaming messages is served in
 /// turns with everything else, never for longer than reading and handling this much.
 const CLIENT_BUDGET: usize = 256 * 1024;
-/// A session's size changes at most this often: a client sending sizes faster (a resize
-/// storm, or a window being dragged) gets the latest one when the time comes. Reflowing a
-/// history of 10,000 lines at 2048 columns takes tens of milliseconds.
+/// A session's size changes at most this often, and no sooner than twice the time its last
+/// resize took: a client sending sizes faster (a resize storm, or a window being dragged) gets
+/// the latest one when the time comes, and resizing takes at most a third of the server's time
+/// whatever the sizes. Reflowing a history of 10,000 lines takes tens of milliseconds, and
+/// hundreds the first time it is widened to 2048 columns.
 const RESIZE_EVERY: Duration = Duration::from_millis(50);
 /// Sizes a client may give at most (as `--size` elsewhere).
 const MAX_COLS: u16 = 2048;
@@ -195,9 +197,9 @@ struct Session {
     ended: Vec<String>,
     /// Where its first program started: new vtys (`c`) start there too, as tmux's windows.
     cwd: Vec<u8>,
-    /// The size it is to take when [`RESIZE_EVERY`] has passed since `resized_at`.
+    /// The size it is to take when its time has come (`next_resize`, see [`RESIZE_EVERY`]).
     want: Option<Size>,
-    resized_at: Option<Instant>,
+    next_resize: Option<Instant>,
 }
 
 enum Mode {
@@ -769,7 +771,7 @@ impl Server {
             ended: Vec::new(),
             cwd,
             want: None,
-            resized_at: None,
+            next_resize: None,
         });
         self.had_session = true;
         if detached {
@@ -873,11 +875,7 @@ impl Server {
 
     /// When a session's size waits for its time (see [`RESIZE_EVERY`]).
     fn resize_due(&self) -> Option<Instant> {
-        self.sessions
-            .iter()
-            .filter(|s| s.want.is_some())
-            .map(|s| s.resized_at.map_or(Instant::now(), |t| t + RESIZE_EVERY))
-            .min()
+        self.sessions.iter().filter(|s| s.want.is_some()).map(|s| s.next_resize.unwrap_or_else(Instant::now)).min()
     }
 
     /// The sizes clients sent this turn, and the sizes sessions are to take whose time has come.
@@ -893,11 +891,10 @@ impl Server {
         for si in 0..self.sessions.len() {
             let s = &mut self.sessions[si];
             let Some(size) = s.want else { continue };
-            if s.resized_at.is_some_and(|t| now < t + RESIZE_EVERY) {
+            if s.next_resize.is_some_and(|t| now < t) {
                 continue;
             }
             s.want = None;
-            s.resized_at = Some(now);
             s.size = size;
             let id = s.id;
             for v in &mut s.vtys {
@@ -907,6 +904,7 @@ impl Server {
                 }
                 v.generation += 1;
             }
+            s.next_resize = Some(Instant::now() + RESIZE_EVERY.max(2 * now.elapsed()));
             // Every client of the session redraws from a clear screen (one of another size
             // keeps no leftovers beyond the new screen's edge).
             for c in self.clients.iter_mut().filter(|c| c.session == Some(id)) {

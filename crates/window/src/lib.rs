@@ -891,8 +891,11 @@ impl Vty {
         let pty = match &mut self.src {
             Source::Pty(p) => p,
             Source::Session { .. } => {
+                // In pieces the server takes (a paste can be larger than one message).
                 let keys = std::mem::take(&mut self.to_child);
-                self.send(&blitty_io::proto::Msg::Input(keys));
+                for piece in keys.chunks(64 * 1024) {
+                    self.send(&blitty_io::proto::Msg::Input(piece.to_vec()));
+                }
                 return;
             }
         };
