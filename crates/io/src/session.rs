@@ -2,7 +2,9 @@
 //! 64 KiB (`reader.rs`), and the loop parses them into the engine, forwards keys first, and
 //! builds frames within a budget of `hz` a second (see `FrameBudget`), written without
 //! blocking on blitty's own open of the host terminal, so a slow host terminal costs frames,
-//! never input or reading.
+//! never input or reading. What waits for the program (keys, the engine's answers) is bounded
+//! ([`PROGRAM_INPUT_LIMIT`]): a program that does not read its input is made to wait in its
+//! writes, as a terminal makes it.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -204,20 +206,177 @@ impl Sharing {
         Instant::now() >= self.ends
     }
 
+    #[cfg(test)]
     fn feed(&mut self, term: &mut Terminal, chunk: &[u8]) {
-        let mut rest = chunk;
-        while !rest.is_empty() {
+        self.feed_until(term, chunk, |_| true);
+    }
+
+    /// Parses `chunk` while `go_on` says so, asked after each piece; returns how many bytes were
+    /// parsed (the rest waits for a later turn).
+    fn feed_until(&mut self, term: &mut Terminal, chunk: &[u8], mut go_on: impl FnMut(&mut Terminal) -> bool) -> usize {
+        let mut done = 0;
+        while done < chunk.len() {
             if self.since >= SHARE_EVERY {
                 if self.offer && Instant::now() < self.ends {
                     std::thread::yield_now();
                 }
                 self.since = 0;
             }
-            let (piece, after) = rest.split_at(rest.len().min(SHARE_EVERY - self.since));
-            term.feed(piece);
-            self.since += piece.len();
-            rest = after;
+            let n = (chunk.len() - done).min(SHARE_EVERY - self.since);
+            term.feed(&chunk[done..done + n]);
+            self.since += n;
+            done += n;
+            if !go_on(term) {
+                break;
+            }
         }
+        done
+    }
+}
+
+/// The most bytes that wait for the program at once: keys typed and the engine's answers to
+/// its queries, which it has not read yet. A program that asks without end (`ESC [ c` in a
+/// loop) and never reads its input would otherwise make blitty hold its answers without limit
+/// (33 MB more in 20 s, and growing). Far above a pty's input buffer (4 KiB on Linux), so a
+/// program that reads its input never meets it.
+pub const PROGRAM_INPUT_LIMIT: usize = 1 << 20;
+
+/// The program's output is parsed only while less than this of answers waits for it, as a
+/// terminal whose buffer is full takes no more output: the program then waits in its write
+/// until it reads its input. Answers never take more than this and one piece's worth
+/// ([`SHARE_EVERY`] of output), so keys always find room.
+const OUTPUT_WAITS_AT: usize = PROGRAM_INPUT_LIMIT / 2;
+
+/// Answers are written in batches of about this many bytes, between which keys go first.
+const ANSWER_BATCH: usize = 4096;
+
+/// Bytes in order, drained by moving an offset: a program that takes its input a little at a
+/// time costs what it takes, not a move of everything still waiting at each write.
+#[derive(Default)]
+struct Fifo {
+    bytes: Vec<u8>,
+    /// Where the bytes not written yet start.
+    at: usize,
+}
+
+impl Fifo {
+    fn unsent(&self) -> &[u8] {
+        &self.bytes[self.at..]
+    }
+
+    fn len(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
+    fn sent(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.bytes.len());
+        if self.at == self.bytes.len() {
+            self.bytes.clear();
+            self.at = 0;
+        }
+    }
+
+    fn push(&mut self, more: &[u8]) {
+        // The written part is dropped once it is the larger part: each byte is moved at most
+        // once more than it is queued.
+        if self.at > 0 && self.at >= self.len() {
+            self.bytes.drain(..self.at);
+            self.at = 0;
+        }
+        self.bytes.extend_from_slice(more);
+    }
+}
+
+/// What waits for the program: typed keys, and the engine's answers to its queries.
+///
+/// Keys go before answers that have not started: behind the answers to a program that takes
+/// its input slowly, Ctrl-C took seconds to reach it (3.2 to 3.8 s in the end-to-end test);
+/// ahead of them it waits at most for the batch being written (30 to 110 ms). Answers are never cut (each batch is whole answers) and a
+/// paste is never split by one (keys go on while any wait). A program cannot tell the order
+/// apart from a terminal that parsed its query a little later.
+#[derive(Default)]
+struct ProgramInput {
+    keys: Fifo,
+    answers: Fifo,
+    /// The lengths of the answers' batches, in order, not counting `writing`.
+    batches: std::collections::VecDeque<usize>,
+    /// What is left to write of the batch of answers being written (0: none is).
+    writing: usize,
+}
+
+impl ProgramInput {
+    fn len(&self) -> usize {
+        self.keys.len() + self.answers.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What to write next: the rest of the batch of answers being written, else the keys, else
+    /// the next batch.
+    fn unsent(&self) -> &[u8] {
+        let answers = if self.writing > 0 {
+            self.writing
+        } else if self.keys.len() > 0 {
+            return self.keys.unsent();
+        } else {
+            self.batches.front().copied().unwrap_or(0)
+        };
+        &self.answers.unsent()[..answers]
+    }
+
+    /// `n` bytes of [`Self::unsent`] were written.
+    fn sent(&mut self, n: usize) {
+        if self.writing == 0 && self.keys.len() > 0 {
+            self.keys.sent(n);
+            return;
+        }
+        if self.writing == 0 {
+            self.writing = self.batches.pop_front().unwrap_or(0);
+        }
+        let n = n.min(self.writing);
+        self.writing -= n;
+        self.answers.sent(n);
+    }
+
+    fn clear(&mut self) {
+        *self = ProgramInput::default();
+    }
+
+    /// Whether the program's output may be parsed (see [`OUTPUT_WAITS_AT`]).
+    fn takes_output(&self) -> bool {
+        self.answers.len() < OUTPUT_WAITS_AT
+    }
+
+    /// Queues the engine's answers (all of them: a program waits for the answer it asked for);
+    /// returns whether more output may be parsed.
+    fn answers(&mut self, term: &mut Terminal) -> bool {
+        let replies = term.take_replies();
+        if !replies.is_empty() {
+            self.answers.push(&replies);
+            match self.batches.back_mut() {
+                Some(last) if *last < ANSWER_BATCH => *last += replies.len(),
+                _ => self.batches.push_back(replies.len()),
+            }
+        }
+        self.takes_output()
+    }
+
+    /// Queues typed keys if they fit under [`PROGRAM_INPUT_LIMIT`]; returns how many bytes were
+    /// refused (all or none: a cut could fall inside a character or a key's sequence). The end
+    /// of a bracketed paste is queued even so, or the program would take all that follows for
+    /// the paste.
+    fn keys(&mut self, keys: &[u8]) -> usize {
+        if self.len() + keys.len() <= PROGRAM_INPUT_LIMIT {
+            self.keys.push(keys);
+            return 0;
+        }
+        const PASTE_END: &[u8] = b"\x1b[201~";
+        if keys.windows(PASTE_END.len()).any(|w| w == PASTE_END) {
+            self.keys.push(PASTE_END);
+        }
+        keys.len()
     }
 }
 
@@ -521,10 +680,13 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     let mut help = false;
     // Keys typed while the colours were asked for are taken first, as keys (the prefix works).
     let mut typed = typed;
-    let mut to_child: Vec<u8> = Vec::new();
+    let mut to_child = ProgramInput::default();
+    // A chunk of output read and not parsed yet to its end (the program's input was full), and
+    // where its rest starts.
+    let mut held: Option<(Vec<u8>, usize)> = None;
     let mut buf = vec![0u8; 4096];
     let mut master_open = true;
-    // Chunks were left waiting when the read budget ran out: look again without sleeping.
+    // Output was left waiting when the read budget ran out: look again without sleeping.
     let mut more_output = false;
     let mut exit: Option<i32> = None;
     let mut actions = Vec::new();
@@ -552,14 +714,19 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if let Some((_, until)) = &message {
             wake.at(*until);
         }
-        if more_output || !carried.is_empty() {
+        // While the program's input is full its output waits: the loop wakes for the program
+        // taking its input (the master writable), not for output it would not parse.
+        let takes_output = to_child.takes_output();
+        if (more_output && takes_output) || !carried.is_empty() {
             wake.at(now);
         }
         let stdin = rustix::stdio::stdin();
         let mut set = PollSet::new();
         set.add(stdin, PollFlags::IN, Part::Keys);
         // The reader thread reads the master; its wake descriptor says chunks are waiting.
-        set.add(reader.wake_fd(), PollFlags::IN, Part::Output);
+        if takes_output {
+            set.add(reader.wake_fd(), PollFlags::IN, Part::Output);
+        }
         set.add(signals.wake.as_fd(), PollFlags::IN, Part::Signals);
         if !writer.idle() {
             set.add(writer.fd.as_fd(), PollFlags::OUT, Part::Host);
@@ -574,7 +741,7 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         let woken = set.events(Part::Output).contains(PollFlags::IN);
         let (key_ready, out_ready, in_ready, host_ready) = (
             set.events(Part::Keys).intersects(PollFlags::IN | PollFlags::HUP),
-            more_output || woken,
+            takes_output && (more_output || woken),
             set.events(Part::Program).contains(PollFlags::OUT),
             set.events(Part::Host).intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
         );
@@ -629,7 +796,15 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         for a in actions.drain(..) {
                             match a {
                                 Action::Forward(bytes) => {
-                                    to_child.extend_from_slice(&bytes);
+                                    let refused = to_child.keys(&bytes);
+                                    if refused > 0 {
+                                        let text = format!(
+                                            "{refused} bytes of keys dropped: the program has not read its input ({} KiB)",
+                                            to_child.len() >> 10
+                                        );
+                                        message = Some((text, Instant::now() + MESSAGE));
+                                        dirty = true;
+                                    }
                                     pacer.key(Instant::now());
                                 }
                                 Action::Command(k) if k == b"?" => {
@@ -669,10 +844,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             }
         }
         if (in_ready || key_ready) && !to_child.is_empty() && master_open {
-            match rustix::io::write(&pty.master, &to_child) {
-                Ok(n) => {
-                    to_child.drain(..n);
-                }
+            match rustix::io::write(&pty.master, to_child.unsent()) {
+                Ok(n) => to_child.sent(n),
                 Err(Errno::AGAIN) | Err(Errno::INTR) => {}
                 Err(_) => to_child.clear(),
             }
@@ -687,36 +860,44 @@ pub fn run(opts: Options) -> Result<i32, Error> {
             let now = Instant::now();
             let mut share = Sharing::new(now, !pacer.answering(now));
             loop {
-                if taken >= READ_BUDGET || share.turn_over() {
+                let (chunk, at) = match held.take() {
+                    Some(rest) => rest,
+                    None => {
+                        if taken >= READ_BUDGET || share.turn_over() {
+                            more_output = true;
+                            break;
+                        }
+                        match reader.try_take() {
+                            Some(Chunk::Data(chunk)) => {
+                                child_bytes += chunk.len() as u64;
+                                if let Some(f) = log.as_mut() {
+                                    f.write_all(&chunk).map_err(log_error)?;
+                                }
+                                (chunk, 0)
+                            }
+                            Some(Chunk::End) => {
+                                master_open = false;
+                                break;
+                            }
+                            None => {
+                                // A chunk counted but not yet queued: take it on the next turn.
+                                more_output = reader.in_flight();
+                                break;
+                            }
+                        }
+                    }
+                };
+                let n = share.feed_until(&mut term, &chunk[at..], |term| to_child.answers(term));
+                taken += n;
+                dirty = true;
+                pacer.output(Instant::now());
+                if at + n < chunk.len() {
+                    // The program's input is full: the rest waits until it reads.
+                    held = Some((chunk, at + n));
                     more_output = true;
                     break;
                 }
-                match reader.try_take() {
-                    Some(Chunk::Data(chunk)) => {
-                        taken += chunk.len();
-                        child_bytes += chunk.len() as u64;
-                        if let Some(f) = log.as_mut() {
-                            f.write_all(&chunk).map_err(log_error)?;
-                        }
-                        share.feed(&mut term, &chunk);
-                        reader.recycle(chunk);
-                        dirty = true;
-                        pacer.output(Instant::now());
-                    }
-                    Some(Chunk::End) => {
-                        master_open = false;
-                        break;
-                    }
-                    None => {
-                        // A chunk counted but not yet queued: take it on the next turn.
-                        more_output = reader.in_flight();
-                        break;
-                    }
-                }
-            }
-            let replies = term.take_replies();
-            if !replies.is_empty() {
-                to_child.extend_from_slice(&replies);
+                reader.recycle(chunk);
             }
             // The program's bell rings in the host terminal with the next frame (once per
             // frame however many came: a flood of BELs is one ring).
@@ -761,6 +942,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         if exit.is_none() {
             if let Some(status) = pty.child.try_wait()? {
                 // Take what the child wrote before it ended.
+                if let Some((chunk, at)) = held.take() {
+                    term.feed(&chunk[at..]);
+                }
                 if master_open {
                     reader.finish();
                     while let Some(Chunk::Data(chunk)) = reader.take() {
@@ -1013,6 +1197,80 @@ mod pacer_tests {
                 assert!(in_window(f, from, from + 1.0) <= 60 + BURST as usize);
             }
         }
+    }
+
+    #[test]
+    fn keys_go_before_waiting_answers_but_never_into_one_being_written() {
+        let mut input = ProgramInput::default();
+        let mut term = Terminal::with_scrollback(20, 5, 0);
+        // Two answers to DA1 in one batch, then keys.
+        term.feed(b"\x1b[c\x1b[c");
+        assert!(input.answers(&mut term));
+        let answer = input.unsent().to_vec();
+        assert!(answer.starts_with(b"\x1b[?") && answer.len() % 2 == 0, "{answer:?}");
+        assert_eq!(input.keys(b"ab"), 0);
+        assert_eq!(input.unsent(), b"ab", "keys first");
+        input.sent(1);
+        assert_eq!(input.unsent(), b"b", "then the rest of the keys");
+        input.sent(1);
+        // The batch starts; keys typed now wait until it is whole.
+        input.sent(3);
+        assert_eq!(input.keys(b"\x03"), 0);
+        assert_eq!(input.unsent(), &answer[3..]);
+        let left = input.unsent().len();
+        input.sent(left);
+        assert_eq!(input.unsent(), b"\x03");
+        input.sent(1);
+        assert!(input.is_empty() && input.unsent().is_empty());
+    }
+
+    #[test]
+    fn output_waits_while_answers_fill_half_the_limit_and_keys_past_the_limit_are_refused() {
+        let mut input = ProgramInput::default();
+        let mut term = Terminal::with_scrollback(20, 5, 0);
+        let flood: Vec<u8> = b"\x1b[c".iter().copied().cycle().take(3 * PROGRAM_INPUT_LIMIT).collect();
+        let mut share = Sharing::new(Instant::now(), false);
+        let parsed = share.feed_until(&mut term, &flood, |t| input.answers(t));
+        assert!(parsed < flood.len(), "the parse stopped");
+        assert!(!input.takes_output());
+        assert!(input.len() < OUTPUT_WAITS_AT + 4 * SHARE_EVERY, "{} bytes of answers", input.len());
+        // Keys fit up to the limit, whole or not at all; a paste's end always goes.
+        let room = PROGRAM_INPUT_LIMIT - input.len();
+        assert_eq!(input.keys(&vec![b'x'; room - 10]), 0);
+        assert_eq!(input.keys(b"\x1b[200~0123456789\x1b[201~"), 22);
+        assert_eq!(input.len(), PROGRAM_INPUT_LIMIT - 10 + 6);
+        assert!(input.keys.unsent().ends_with(b"x\x1b[201~"));
+        // Draining by offset: all of it comes out, in order, keys first.
+        let mut out = Vec::new();
+        while !input.is_empty() {
+            let n = input.unsent().len().min(1000);
+            out.extend_from_slice(&input.unsent()[..n]);
+            input.sent(n);
+        }
+        assert!(out.starts_with(b"xxx") && out.ends_with(b"22c"));
+        assert_eq!(out.len(), PROGRAM_INPUT_LIMIT - 10 + 6);
+        assert!(input.takes_output());
+    }
+
+    #[test]
+    fn a_fifo_drained_a_little_at_a_time_keeps_its_order_and_moves_each_byte_rarely() {
+        let mut fifo = Fifo::default();
+        let mut out = Vec::new();
+        let mut next = 0u32;
+        for round in 0..2000 {
+            for _ in 0..3 {
+                fifo.push(&next.to_le_bytes());
+                next += 1;
+            }
+            let n = fifo.len().min(if round % 7 == 0 { 1 } else { 9 });
+            out.extend_from_slice(&fifo.unsent()[..n]);
+            fifo.sent(n);
+            // The part written and kept is never more than the part waiting (plus one push).
+            assert!(fifo.at <= fifo.len() + 12, "{} written, {} waiting", fifo.at, fifo.len());
+        }
+        out.extend_from_slice(fifo.unsent());
+        let want: Vec<u8> = (0..next).flat_map(u32::to_le_bytes).collect();
+        assert_eq!(out, want);
     }
 
     #[test]
