@@ -163,6 +163,17 @@ fn status(r: anyhow::Result<i32>) -> ExitCode {
     }
 }
 
+/// Writes `bytes` to standard output. A reader that stops early (`| head`, `| true`) is not
+/// an error: the rest was not wanted, as with any Unix filter.
+fn to_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
+
 fn main() -> ExitCode {
     // A bug must still end in one clear line, not a stack trace.
     std::panic::set_hook(Box::new(|info| {
@@ -219,12 +230,17 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "blitty", &mut std::io::stdout());
-            Ok(())
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "blitty", &mut script);
+            to_stdout(&script).map_err(|e| anyhow::anyhow!("cannot write the completion script: {e}"))
         }
-        Command::Man { dir: None } => clap_mangen::Man::new(Cli::command())
-            .render(&mut std::io::stdout())
-            .map_err(|e| anyhow::anyhow!("cannot write the manual page: {e}")),
+        Command::Man { dir: None } => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut page)
+                .and_then(|()| to_stdout(&page))
+                .map_err(|e| anyhow::anyhow!("cannot write the manual page: {e}"))
+        }
         Command::Man { dir: Some(dir) } => clap_mangen::generate_to(Cli::command(), &dir)
             .map_err(|e| anyhow::anyhow!("cannot write the manual pages into {}: {e}", dir.display())),
     };

@@ -207,7 +207,20 @@ pub fn new(args: NewArgs) -> Result<i32> {
     let name = args.name.or(cfg.default_session.clone());
     let path = socket(&cfg);
     let start = server_argv(&path, args.config.as_deref())?;
-    let stream = client::connect(&path, Some(&start)).map_err(|e| anyhow!(e))?;
+    let running = client::connect_if_running(&path).map_err(|e| anyhow!(e))?;
+    if let (Some(_), Some(file)) = (&running, &args.config) {
+        // The running server read its settings when it started; this file changes nothing now.
+        eprintln!(
+            "blitty: a server already runs on {}: its settings stay, and {} is read by the next \
+             server (when its sessions have ended)",
+            path.display(),
+            file.display()
+        );
+    }
+    let stream = match running {
+        Some(s) => s,
+        None => client::connect(&path, Some(&start)).map_err(|e| anyhow!(e))?,
+    };
     let outcome = client::request(stream, Request::New { name, detached: args.detached, vty, cols, rows, log })
         .map_err(|e| anyhow!(e))?;
     finish(outcome)

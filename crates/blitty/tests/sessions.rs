@@ -275,6 +275,41 @@ fn two_clients_see_one_session_and_a_stopped_client_holds_nothing_back() {
     assert!(end.contains("[blitty: session shared was killed]"), "{end}");
 }
 
+/// A client inside the session it would attach to is refused (it would show its own screen
+/// inside itself); from inside, another session attaches as usual; and when the smaller of two
+/// clients goes, the session takes the size of the one left at once.
+#[test]
+fn nesting_is_refused_and_a_leaving_client_gives_the_size_back() {
+    assert!(tmux_available(), "tmux is needed");
+    let s = Server::new("nest");
+    let out = s.run(&["new", "-d", "-s", "other", "--", "sh", "-c", "echo in-the-other-one; exec sleep 1000"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let t = Tmux::start("sess-nest", &s.cmd("new -s nest"));
+    t.wait_for("[nest] 0:sh*");
+    t.text(&format!("{} {BLITTY} attach nest\n", s.env()));
+    let screen = t.wait_for("nested with care");
+    let joined = screen.replace('\n', "");
+    assert!(
+        joined.contains("blitty: sessions should be nested with care: this client runs inside session nest"),
+        "{screen}"
+    );
+    let ls = s.ls();
+    assert!(ls.contains("nest: 1 vty, 80x23, 1 client attached"), "{ls}");
+    // A smaller client attaches, then detaches: the session is 80x23 again.
+    let small = Tmux::start_sized("sess-nest-small", &s.cmd("attach nest"), 40, 12);
+    small.wait_for("[nest]");
+    assert!(s.wait_ls("nest: 1 vty, 40x11").contains("nest: 1 vty, 40x11"), "{}", s.ls());
+    small.keys(&["C-]", "d"]);
+    let ls = s.wait_ls("nest: 1 vty, 80x23");
+    assert!(ls.contains("nest: 1 vty, 80x23, 1 client attached"), "the size of the client left: {ls}");
+    // Another session attaches from inside.
+    t.text(&format!("{} {BLITTY} attach other\n", s.env()));
+    let screen = t.wait_for("in-the-other-one");
+    assert!(screen.contains("[other]"), "{screen}");
+    assert!(s.run(&["kill", "other"]).status.success());
+    assert!(s.run(&["kill", "nest"]).status.success());
+}
+
 #[test]
 fn the_log_keeps_every_byte_in_order() {
     let s = Server::new("log");

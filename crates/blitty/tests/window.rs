@@ -206,7 +206,10 @@ fn the_window_closes_with_the_programs_status_and_without_a_display_says_so() {
     let out = Command::new(BLITTY).args(["window", "--", "true"]).env("DISPLAY", ":999").output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.starts_with("blitty: cannot open the X display") && err.lines().count() == 1, "{err}");
+    assert!(err.starts_with("blitty: cannot open the X display :999:") && err.lines().count() == 1, "{err}");
+    let out = Command::new(BLITTY).args(["window", "--", "true"]).env_remove("DISPLAY").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("blitty: cannot open the X display (DISPLAY is not set)"), "{err}");
     // A grid whose pixels would pass 16384 a side: one line, before any window is made.
     let big = Command::new(BLITTY)
         .args(["window", "--size", "2048x1024", "--", "true"])

@@ -238,6 +238,10 @@ struct Client {
     preamble: Vec<u8>,
     /// It sent a new size this turn (its presenter takes it at the end of the turn).
     resized: bool,
+    /// When it last attached or typed: the latest active client gives its session its size.
+    active_at: Instant,
+    /// Its process (`SO_PEERCRED`), to tell a client inside one of the server's own programs.
+    pid: Option<u32>,
 }
 
 impl Client {
@@ -522,6 +526,9 @@ impl Server {
             let done = self.clients[i].closing && self.clients[i].idle();
             if !ok || done {
                 let c = self.clients.remove(i);
+                if let Some(id) = c.session {
+                    self.size_from_latest(id);
+                }
                 // What it sent and we did not read is taken first: closing a socket with unread
                 // data resets it, and the client could lose our last words (a refusal).
                 let _ = c.out.fd.shutdown(std::net::Shutdown::Write);
@@ -541,7 +548,9 @@ impl Server {
                 Err(_) => return,
             };
             let _ = stream.set_nonblocking(true);
-            let peer = rustix::net::sockopt::socket_peercred(&stream).map(|c| c.uid.as_raw());
+            let cred = rustix::net::sockopt::socket_peercred(&stream);
+            let peer = cred.as_ref().map(|c| c.uid.as_raw()).map_err(|e| *e);
+            let pid = cred.ok().and_then(|c| u32::try_from(c.pid.as_raw_nonzero().get()).ok());
             let mut client = Client {
                 out: Output::new(stream),
                 frames: Frames::with_max(proto::MAX_CLIENT_FRAME),
@@ -562,6 +571,8 @@ impl Server {
                 bell: false,
                 preamble: Vec::new(),
                 resized: false,
+                active_at: Instant::now(),
+                pid,
             };
             client.presenter.set_overlay_colours(self.opts.status_colours.0, self.opts.status_colours.1);
             if peer != Ok(self.uid) {
@@ -699,8 +710,13 @@ impl Server {
                     Some(n) => self.sessions.iter().find(|s| &s.name == n),
                     None => self.sessions.iter().max_by_key(|s| s.last_used),
                 };
-                match found.map(|s| s.id) {
-                    Some(id) => {
+                match found.map(|s| (s.id, s.name.clone())) {
+                    Some((id, name)) if self.inside(i, id) => Err(format!(
+                        "sessions should be nested with care: this client runs inside session {} itself \
+                         (attach to another session, or from outside)",
+                        printable(&name)
+                    )),
+                    Some((id, _)) => {
                         self.attach(i, id, cols, rows);
                         Ok(())
                     }
@@ -717,6 +733,34 @@ impl Server {
             c.send(&Msg::Error(e));
             c.closing = true;
         }
+    }
+
+    /// Whether client `i` runs inside session `id`: one of the session's programs is among its
+    /// ancestors. Attached there, it would show its own screen inside itself, for ever.
+    fn inside(&self, i: usize, id: u64) -> bool {
+        let Some(pid) = self.clients[i].pid else { return false };
+        let Some(s) = self.session(id) else { return false };
+        let programs: Vec<u32> = s
+            .vtys
+            .iter()
+            .filter_map(|v| match &v.source {
+                Source::Pty { pty, .. } => Some(pty.child.id()),
+                Source::Serial(_) => None,
+            })
+            .collect();
+        // Up the parent chain from the client (bounded: a chain is short, and a pid reused
+        // meanwhile must not loop).
+        let mut at = pid;
+        for _ in 0..256 {
+            if programs.contains(&at) {
+                return true;
+            }
+            match parent_of(at) {
+                Some(p) if p > 1 => at = p,
+                _ => return false,
+            }
+        }
+        false
     }
 
     fn no_session(&self, name: &str) -> String {
@@ -857,6 +901,7 @@ impl Server {
         c.dirty = true;
         c.drawn = (0, 0);
         c.pacer = Pacer::new(self.opts.hz);
+        c.active_at = Instant::now();
         if let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) {
             s.last_used = Instant::now();
         }
@@ -871,6 +916,17 @@ impl Server {
         let size = c.vty_size(self.opts.status);
         let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) else { return };
         s.want = (s.size != size).then_some(size);
+    }
+
+    /// Session `id` takes the size of its latest active client (tmux's `window-size latest`):
+    /// when a client leaves, the size of the one that went is not kept.
+    fn size_from_latest(&mut self, id: u64) {
+        let latest = (0..self.clients.len())
+            .filter(|&k| self.clients[k].session == Some(id) && !self.clients[k].closing)
+            .max_by_key(|&k| self.clients[k].active_at);
+        if let Some(k) = latest {
+            self.follow_size(k);
+        }
     }
 
     /// When a session's size waits for its time (see [`RESIZE_EVERY`]).
@@ -1142,6 +1198,7 @@ impl Server {
         if let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) {
             s.last_used = Instant::now();
         }
+        self.clients[i].active_at = Instant::now();
         self.follow_size(i);
         let mut actions = Vec::new();
         let rows = self.clients[i].rows as usize;
@@ -1260,6 +1317,7 @@ impl Server {
             b"d" => {
                 let name = self.session(id).map(|s| s.name.clone()).unwrap_or_default();
                 detach(&mut self.clients[i], &format!("detached from session {name}"), 0);
+                self.size_from_latest(id);
             }
             b"w" => self.set_mode(i, Mode::Choose(current)),
             b"," => self.set_mode(i, Mode::Rename(String::new())),
@@ -1552,6 +1610,15 @@ const SWEEP_MAX: Duration = Duration::from_millis(100);
 /// A serial line no client shows, with nothing to write: read by `sweep`, not polled.
 fn swept(v: &Vty, shown: &[u64]) -> bool {
     matches!(&v.source, Source::Serial(line) if line.is_open()) && v.to_write.is_empty() && !shown.contains(&v.id)
+}
+
+/// The parent of process `pid`, from /proc.
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // pid (comm) state ppid ...: the name may hold spaces and parentheses; the fields after
+    // it follow its last ')'.
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The size vtys get on a terminal of `cols` x `rows`: less the status row.

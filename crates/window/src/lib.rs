@@ -91,7 +91,13 @@ fn x_err(e: impl std::fmt::Display) -> String {
 /// Runs the program in a window until it ends (its status is returned; with `hold`, until the
 /// window is closed too) or the window is closed (the program gets SIGHUP; 128 + SIGHUP).
 pub fn run(opts: Options) -> Result<i32, String> {
-    let (conn, screen_num) = x11rb::connect(None).map_err(|e| format!("cannot open the X display: {e}"))?;
+    let (conn, screen_num) = x11rb::connect(None).map_err(|e| {
+        let name = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
+        match name {
+            Some(d) => format!("cannot open the X display {d}: {e}"),
+            None => format!("cannot open the X display (DISPLAY is not set): {e}"),
+        }
+    })?;
     let setup = conn.setup();
     let screen = &setup.roots[screen_num];
     let (root, depth, visual) = (screen.root, screen.root_depth, screen.root_visual);
