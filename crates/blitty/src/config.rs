@@ -2,7 +2,9 @@
 //! when XDG_CONFIG_HOME is unset), or the file `--config` names. Every key is optional; the
 //! command line wins over the file, the file over the built-in defaults. A missing default file
 //! is no error (blitty needs none); a missing `--config` file is. A bad file stops blitty with
-//! one line naming the file, the line and the key.
+//! one line naming the file, the line and the key. The file must be a regular file (a symlink
+//! to one is fine) of at most [`MAX_SIZE`] bytes: a symlink to `/dev/zero` or a FIFO is refused
+//! at once, not read for ever.
 //!
 //! ```toml
 //! prefix = "C-a"        # the prefix key of run and serial (default C-])
@@ -72,8 +74,17 @@ struct RawServer {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawStatus {
-    fg: Option<Spanned<String>>,
-    bg: Option<Spanned<String>>,
+    fg: Option<Spanned<RawColour>>,
+    bg: Option<Spanned<RawColour>>,
+}
+
+/// A colour as the file may write it: a string (a name, `#rrggbb`, or an index in quotes) or a
+/// bare palette index.
+#[derive(Deserialize)]
+#[serde(untagged, expecting = "expected a colour: a name, 0-255, or #rrggbb")]
+enum RawColour {
+    Text(String),
+    Index(i64),
 }
 
 #[derive(Deserialize, Default, Clone)]
@@ -181,6 +192,10 @@ pub fn default_path() -> Option<PathBuf> {
     Some(base.join("blitty").join("config.toml"))
 }
 
+/// The largest config file blitty reads, in bytes. Every key fits in a few hundred; the limit
+/// stops a file that is not a config (a log, an image) from costing its size in memory first.
+pub const MAX_SIZE: u64 = 1 << 20;
+
 /// Reads the config: `explicit` (which must exist) or the default file (which may not).
 pub fn load(explicit: Option<&Path>) -> Result<Config, String> {
     let (path, must_exist) = match explicit {
@@ -190,12 +205,74 @@ pub fn load(explicit: Option<&Path>) -> Result<Config, String> {
             None => return Ok(Config::default()),
         },
     };
-    let text = match std::fs::read_to_string(&path) {
+    let text = match read(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => return Ok(Config::default()),
+        Err(Unreadable::Io(e)) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => {
+            return Ok(Config::default())
+        }
         Err(e) => return Err(format!("cannot read the config file {}: {e}", path.display())),
     };
     parse(&text).map_err(|e| format!("config file {}: {e}", path.display()))
+}
+
+/// Why a config file was not read.
+enum Unreadable {
+    Io(std::io::Error),
+    /// What it is instead, when it is a kind with a name.
+    NotAFile(Option<&'static str>),
+    TooLarge,
+    NotText,
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Unreadable::Io(e) => write!(f, "{e}"),
+            Unreadable::NotAFile(Some(what)) => write!(f, "it is {what}, not a regular file"),
+            Unreadable::NotAFile(None) => write!(f, "it is not a regular file"),
+            Unreadable::TooLarge => write!(f, "it is larger than {} KiB", MAX_SIZE >> 10),
+            Unreadable::NotText => write!(f, "it is not UTF-8 text"),
+        }
+    }
+}
+
+/// The text of the file at `path` (a symlink followed), if it is a regular file of at most
+/// [`MAX_SIZE`] bytes: what it is is asked before it is opened, since opening a FIFO waits for
+/// a writer; asked again of the descriptor opened, so that what is read is what was checked;
+/// and it is read up to one byte past the limit, for a file that grows meanwhile.
+fn read(path: &Path) -> Result<String, Unreadable> {
+    use std::io::Read;
+    regular_file(&std::fs::metadata(path).map_err(Unreadable::Io)?)?;
+    let file = std::fs::File::open(path).map_err(Unreadable::Io)?;
+    let size = regular_file(&file.metadata().map_err(Unreadable::Io)?)?;
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(MAX_SIZE + 1).read_to_end(&mut bytes).map_err(Unreadable::Io)?;
+    if bytes.len() as u64 > MAX_SIZE {
+        return Err(Unreadable::TooLarge);
+    }
+    String::from_utf8(bytes).map_err(|_| Unreadable::NotText)
+}
+
+/// The size of a regular file of at most [`MAX_SIZE`] bytes, or why it is not one.
+fn regular_file(meta: &std::fs::Metadata) -> Result<u64, Unreadable> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return if meta.len() > MAX_SIZE { Err(Unreadable::TooLarge) } else { Ok(meta.len()) };
+    }
+    Err(Unreadable::NotAFile(if kind.is_dir() {
+        Some("a directory")
+    } else if kind.is_fifo() {
+        Some("a FIFO")
+    } else if kind.is_char_device() {
+        Some("a character device")
+    } else if kind.is_block_device() {
+        Some("a block device")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else {
+        None
+    }))
 }
 
 /// The 1-based line of byte offset `at`.
@@ -262,7 +339,13 @@ pub fn parse(text: &str) -> Result<Config, String> {
     if let Some(status) = raw.status {
         for (key, v, slot) in [("status.fg", status.fg, &mut c.status_fg), ("status.bg", status.bg, &mut c.status_bg)] {
             if let Some(v) = v {
-                *slot = Some(parse_colour(v.get_ref()).map_err(|e| at(text, v.span(), key, e))?);
+                let colour = match v.get_ref() {
+                    RawColour::Text(name) => parse_colour(name),
+                    RawColour::Index(i) => u8::try_from(*i)
+                        .map(Color::Indexed)
+                        .map_err(|_| format!("{i} is not a colour (a palette index is 0 to 255)")),
+                };
+                *slot = Some(colour.map_err(|e| at(text, v.span(), key, e))?);
             }
         }
     }
@@ -392,6 +475,9 @@ mod tests {
             ("[serial.profiles.x]\nbaud = 0\n", "line 2: serial.profiles.x.baud: expected a baud rate from 1"),
             ("[serial]\nmap = \"NOPE\"\n", "line 2: serial.map:"),
             ("[status]\nfg = \"purple\"\n", "line 2: status.fg: 'purple' is not a colour"),
+            ("[status]\nfg = 256\n", "line 2: status.fg: 256 is not a colour (a palette index is 0 to 255)"),
+            ("[status]\n\nbg = -1\n", "line 3: status.bg: -1 is not a colour"),
+            ("[status]\nfg = true\n", "line 2: fg: expected a colour: a name, 0-255, or #rrggbb"),
             ("hz = \n", "line 1"),
         ] {
             let err = parse(text).err().unwrap_or_else(|| panic!("{text:?} was accepted"));
@@ -407,5 +493,10 @@ mod tests {
         assert_eq!(parse_colour("#0a0B0c"), Ok(Color::Rgb(10, 11, 12)));
         assert_eq!(parse_colour("default"), Ok(Color::Default));
         assert!(parse_colour("256").is_err() && parse_colour("#12345").is_err());
+        // The README gives 0-255: written bare as well as in quotes.
+        let c = parse("[status]\nfg = 5\nbg = \"17\"\n").unwrap();
+        assert_eq!((c.status_fg, c.status_bg), (Some(Color::Indexed(5)), Some(Color::Indexed(17))));
+        let c = parse("[status]\nfg = 0\nbg = 255\n").unwrap();
+        assert_eq!((c.status_fg, c.status_bg), (Some(Color::Indexed(0)), Some(Color::Indexed(255))));
     }
 }
