@@ -7,7 +7,8 @@
 //! damaged rectangles in large chunks. No I/O but writing a PNG.
 //!
 //! - **Glyphs** come from a real monospace font (DejaVu Sans Mono by default, found through
-//!   fontconfig's `fc-match`), rasterised once per character and face into a cache.
+//!   fontconfig's `fc-match`), rasterised once per character and face into a cache of at most
+//!   [`GLYPH_CACHE_BYTES`].
 //! - **Box drawing (U+2500-U+257F) and block elements (U+2580-U+259F)** are drawn from
 //!   rectangles, not the font, so lines meet their neighbours' exactly and blocks fill their
 //!   cells (as xterm, kitty, foot and alacritty do).
@@ -17,17 +18,18 @@
 //! - **Wide characters** take two cells; combining marks are drawn over their base.
 //! - **Characters the font lacks** come from fontconfig's fallback fonts ([`fallback`]).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod cache;
 mod fallback;
+pub use cache::GLYPH_CACHE_BYTES;
 use fallback::{Fallbacks, Glyph};
 
 use blitty_vt::{Attrs, Cell, Color, CursorShape, Line, LineSize, Rgb, Screen, Style, Underline};
 
 /// How a glyph is scaled from the font's size: as it is, twice (a double-height row), twice
 /// as wide alone (a double-width row).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Scale {
     One,
     Twice,
@@ -56,6 +58,14 @@ pub struct Fonts {
 pub const MAX_FONT_PT: f32 = 200.0;
 pub const MAX_SCALE: f32 = 8.0;
 
+/// The largest font size times scale: 400 points (533 pixels to the em at 96 dots per inch),
+/// so every size up to [`MAX_FONT_PT`] at scale 2 (a HiDPI display), and 50 points at
+/// [`MAX_SCALE`]. It bounds one glyph: the largest, a wide character on a double-height row,
+/// fits in 1,284x1,242 pixels (1.6 MB; 0.9 MB measured, an emoji), a fortieth of
+/// [`GLYPH_CACHE_BYTES`]. At 200 points and scale 8 (2,133 pixels to the em) a cell was
+/// 1,284x2,484 pixels and that glyph 14 MB.
+pub const MAX_SCALED_PT: f32 = 400.0;
+
 fn fc_match(pattern: &str) -> Option<PathBuf> {
     fc_match_family(pattern).map(|(path, _)| path)
 }
@@ -81,6 +91,11 @@ impl Fonts {
         }
         if !(0.5..=MAX_SCALE).contains(&scale) {
             return Err(format!("scale {scale}: expected 0.5 to {MAX_SCALE}"));
+        }
+        if pt * scale > MAX_SCALED_PT {
+            return Err(format!(
+                "font size {pt} at scale {scale}: the font size times the scale is at most {MAX_SCALED_PT} points"
+            ));
         }
         // fontconfig answers every name with its nearest font: a family it does not have
         // becomes the default text font (DejaVu Sans, proportional). That name is told and the
@@ -215,9 +230,21 @@ impl Framebuffer {
         // A screen of text compresses well: a third of the default's size for a few ms more.
         enc.set_compression(png::Compression::Best);
         enc.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
-        let mut w = enc.write_header().map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        let data: Vec<u8> = self.pixels.iter().flat_map(|p| [(p >> 16) as u8, (p >> 8) as u8, *p as u8]).collect();
-        w.write_image_data(&data).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        let failed = |e: png::EncodingError| format!("cannot write {}: {e}", path.display());
+        let mut w = enc.write_header().map_err(failed)?;
+        // Row by row: the image is not held a second time in memory (a gigabyte at the
+        // largest, 16384 pixels a side).
+        let mut rows = w.stream_writer_with_size(1 << 16).map_err(failed)?;
+        let mut rgb = Vec::with_capacity(3 * self.width);
+        for row in self.pixels.chunks(self.width.max(1)) {
+            rgb.clear();
+            rgb.extend(row.iter().flat_map(|p| [(p >> 16) as u8, (p >> 8) as u8, *p as u8]));
+            std::io::Write::write_all(&mut rows, &rgb).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        rows.finish().map_err(failed)?;
+        // Dropped, the writer would end the file and flush it ignoring errors: a full disk
+        // would leave a cut file and say nothing.
+        w.finish().map_err(failed)
     }
 }
 
@@ -233,8 +260,7 @@ pub struct Rect {
 /// Draws a screen into its framebuffer, again only where the screen changed.
 pub struct Renderer {
     fonts: Fonts,
-    /// Glyphs by (character, face, scale).
-    cache: HashMap<(char, u8, Scale), Glyph>,
+    cache: cache::GlyphCache,
     pub fb: Framebuffer,
     cols: usize,
     rows: usize,
@@ -257,7 +283,7 @@ impl Renderer {
         let fb = Framebuffer::new(cols * fonts.cell_w, rows * fonts.cell_h);
         Renderer {
             fonts,
-            cache: HashMap::new(),
+            cache: cache::GlyphCache::new(),
             fb,
             cols,
             rows,
@@ -297,6 +323,11 @@ impl Renderer {
 
     pub fn cell_size(&self) -> (usize, usize) {
         (self.fonts.cell_w, self.fonts.cell_h)
+    }
+
+    /// The bytes the glyph cache holds (at most [`GLYPH_CACHE_BYTES`] between draws).
+    pub fn glyph_cache_bytes(&self) -> usize {
+        self.cache.bytes()
     }
 
     /// Draws the view `offset` lines back in the scrollback (0: the live screen, as `render`).
@@ -553,7 +584,7 @@ impl Renderer {
             (fonts.px * ky as f32, kx * fonts.cell_w, ky * fonts.cell_h, ky * fonts.baseline);
         // Centred in its cell(s): a wide character in two.
         let extra = (w as i32 - cell_w as i32) / 2;
-        let glyph = cache.entry((c, face, scale)).or_insert_with(|| {
+        let glyph = cache.get((c, face, scale), || {
             // A character the face lacks comes from the regular face, then from a fallback font,
             // then it is the regular face's missing-glyph box.
             let mut face = face as usize;
@@ -606,6 +637,9 @@ impl Renderer {
                 let a = glyph.coverage[gy * glyph.w + gx] as u32;
                 self.fb.blend(xx as usize, yy as usize, fg, a);
             }
+        }
+        if self.cache.over() {
+            self.cache.evict();
         }
     }
 

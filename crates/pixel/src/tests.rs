@@ -116,12 +116,21 @@ fn the_png_has_the_screens_size_in_pixels() {
     let (cw, ch) = r.cell_size();
     assert_eq!((reader.info().width as usize, reader.info().height as usize), (10 * cw, 3 * ch));
     let _ = std::fs::remove_file(&dir);
+    // The file's end is written and flushed when the image is: a full disk is said.
+    let e = r.fb.write_png(Path::new("/dev/full")).expect_err("/dev/full is full");
+    assert!(e.starts_with("cannot write /dev/full: "), "{e}");
 }
 
 #[test]
 fn bad_sizes_and_fonts_are_refused() {
     assert!(Fonts::find("DejaVu Sans Mono", 0.0, 1.0).is_err());
     assert!(Fonts::find("DejaVu Sans Mono", 12.0, 100.0).is_err());
+    // The largest glyphs: the font size times the scale is bounded, not each alone.
+    assert!(Fonts::find("DejaVu Sans Mono", MAX_FONT_PT, 2.0).is_ok());
+    assert!(Fonts::find("DejaVu Sans Mono", 50.0, MAX_SCALE).is_ok());
+    let e = Fonts::find("DejaVu Sans Mono", MAX_FONT_PT, MAX_SCALE).err().expect("refused");
+    assert_eq!(e, "font size 200 at scale 8: the font size times the scale is at most 400 points");
+    assert!(Fonts::find("DejaVu Sans Mono", 51.0, MAX_SCALE).is_err());
 }
 
 #[test]
@@ -360,4 +369,78 @@ fn double_size_rows_drawn_frame_by_frame_end_as_drawn_at_once() {
         let (once, _) = rendered(&all, 8, 3);
         assert!(r.fb.pixels == once.fb.pixels, "after {:?}", String::from_utf8_lossy(&all));
     }
+}
+
+/// Draws `chars` through `r`, a screen at a time (never scrolled, each character drawn
+/// once), each screen in the next of the four faces; `each` looks at the renderer after
+/// each screen.
+fn draw_all(r: &mut Renderer, chars: impl Iterator<Item = char>, mut each: impl FnMut(&Renderer)) {
+    let (cols, rows) = (r.cols, r.rows);
+    let mut t = Terminal::new(cols, rows);
+    // At most two cells a character, and a cell a row lost to a wide character wrapped.
+    let per_screen = cols * (rows - 1) / 2;
+    let printable = chars.filter(|&c| c >= ' ' && !('\u{7f}'..='\u{9f}').contains(&c));
+    let mut screen = String::new();
+    for (i, c) in printable.enumerate() {
+        if i % per_screen == 0 && i > 0 {
+            t.feed(screen.as_bytes());
+            r.render(t.screen());
+            t.screen_mut().clear_damage();
+            each(r);
+            screen.clear();
+        }
+        if i % per_screen == 0 {
+            let sgr = ["0", "0;1", "0;3", "0;1;3"][i / per_screen % 4];
+            screen.push_str(&format!("\x1b[{sgr}m\x1b[H\x1b[2J"));
+        }
+        screen.push(c);
+    }
+    t.feed(screen.as_bytes());
+    r.render(t.screen());
+    each(r);
+}
+
+#[test]
+fn drawing_every_character_at_a_large_size_keeps_the_glyph_cache_within_its_budget() {
+    // Unbounded, every character once took 1.69 GB at 40 points. Every 61st scalar value at
+    // 200 points (a glyph of tens of kilobytes) is several times the budget.
+    let mut r = Renderer::new(Fonts::find("DejaVu Sans Mono", 200.0, 1.0).unwrap(), 16, 9);
+    let (mut most, mut swept, mut kept) = (0, false, 0);
+    draw_all(&mut r, (0..=0x10FFFFu32).step_by(61).filter_map(char::from_u32), |r| {
+        most = most.max(r.glyph_cache_bytes());
+        swept |= r.cache.map.len() < kept;
+        kept = r.cache.map.len();
+    });
+    assert!(most <= GLYPH_CACHE_BYTES, "{most} bytes");
+    assert!(swept, "the budget was never reached: the test shows nothing");
+}
+
+#[test]
+fn glyphs_evicted_and_drawn_again_give_the_same_pixels() {
+    // Each face, a fallback font's wide character, a combining mark, box drawing, and the
+    // letters of double-width and double-height rows (their own glyphs).
+    let text = "\x1b[?25lAg\x1b[1mAg\x1b[3mAg\x1b[22mAg\x1b[0m \u{65e5}\u{672c}e\u{301}\u{2500}\r\n\
+                \x1b#6Wide\u{65e5}\r\n\x1b#3Tall\u{65e5}\r\n\x1b#4Tall\u{65e5}";
+    let mut t = Terminal::new(20, 4);
+    t.feed(text.as_bytes());
+    let mut r = Renderer::new(fonts(), 20, 4);
+    r.render(t.screen());
+    let want = r.fb.pixels.clone();
+    let keys: Vec<_> = r.cache.map.keys().copied().collect();
+    assert!(keys.len() >= 20, "{keys:?}");
+    // Drawn with a budget smaller than this one screen's glyphs, glyphs are evicted while the
+    // screen is drawn: the pixels are the same.
+    let mut small = Renderer::new(fonts(), 20, 4);
+    small.cache.budget = 4 << 10;
+    small.render(t.screen());
+    assert!(small.fb.pixels == want, "drawn with evictions during the frame, the screen differs");
+    assert!(small.glyph_cache_bytes() <= 4 << 10, "{}", small.glyph_cache_bytes());
+    // Ideographs until every glyph of the screen has been evicted, then the screen again.
+    r.cache.budget = 1 << 20;
+    draw_all(&mut r, ('\u{4e00}'..='\u{9fff}').take(6000), |_| {});
+    let left: Vec<_> = keys.iter().filter(|k| r.cache.map.contains_key(k)).collect();
+    assert!(left.is_empty(), "not evicted: {left:?}");
+    r.invalidate();
+    r.render(t.screen());
+    assert!(r.fb.pixels == want, "glyphs drawn again differ from their first drawing");
 }
