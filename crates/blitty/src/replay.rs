@@ -26,13 +26,15 @@ pub struct Args {
     /// Scrollback lines kept (at most 100000).
     #[arg(long, default_value_t = blitty_vt::term::DEFAULT_SCROLLBACK, value_parser = crate::scrollback_lines)]
     scrollback: usize,
-    /// Also draw the final screen with the pixel renderer into OUT (a PNG).
+    /// Also draw the final screen with the pixel renderer into OUT (a PNG, at most 16384
+    /// pixels a side).
     #[arg(long, value_name = "OUT")]
     png: Option<std::path::PathBuf>,
     /// The font of --png: a fontconfig name.
     #[arg(long, default_value = "DejaVu Sans Mono", requires = "png")]
     font: String,
-    /// The font size of --png in points, 1 to 200 (at 96 dots per inch).
+    /// The font size of --png in points, 1 to 200 (at 96 dots per inch; times --scale, at
+    /// most 400).
     #[arg(long, default_value_t = 12.0, requires = "png", value_parser = font_size)]
     font_size: f32,
     /// HiDPI scale of --png, 0.5 to 8.
@@ -46,7 +48,7 @@ pub struct FontArgs {
     /// A fontconfig font name.
     #[arg(long, default_value = "DejaVu Sans Mono")]
     font: String,
-    /// The font size in points, 1 to 200 (at 96 dots per inch).
+    /// The font size in points, 1 to 200 (at 96 dots per inch; times --scale, at most 400).
     #[arg(long, default_value_t = 12.0, value_parser = font_size)]
     font_size: f32,
     /// HiDPI scale, 0.5 to 8.
@@ -115,9 +117,32 @@ pub fn pair(s: &str) -> Option<(usize, usize)> {
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
+/// The renderer for a PNG of a `cols` x `rows` screen: refused before anything is drawn
+/// when the image would pass the window's bound (16384 pixels a side). Unchecked, 2048x1024
+/// cells at 200 points and scale 8 asked for 26 TB; 30x20 took 13 GB and 74 s.
+fn png_renderer(fonts: blitty_pixel::Fonts, cols: usize, rows: usize) -> Result<blitty_pixel::Renderer> {
+    use blitty_window::MAX_SIDE;
+    let (cw, ch) = (fonts.cell_w, fonts.cell_h);
+    if cols * cw > MAX_SIDE || rows * ch > MAX_SIDE {
+        anyhow::bail!(
+            "--png: a {cols}x{rows} screen of {cw}x{ch}-pixel cells is larger than {MAX_SIDE}x{MAX_SIDE} pixels; at this font size at most {}x{} cells",
+            (MAX_SIDE / cw).min(blitty_vt::term::MAX_COLS),
+            (MAX_SIDE / ch).min(blitty_vt::term::MAX_ROWS)
+        );
+    }
+    Ok(blitty_pixel::Renderer::new(fonts, cols, rows))
+}
+
+const STDOUT: &str = "cannot write to standard output";
+
 pub fn run(args: Args) -> Result<()> {
-    let data = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     let (cols, rows) = args.size;
+    // A PNG that cannot be made is said before the stream is read and fed.
+    let mut renderer = match &args.png {
+        Some(_) => Some(png_renderer(fonts(&args.font, args.font_size, args.scale)?, cols, rows)?),
+        None => None,
+    };
+    let data = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     let mut term = Terminal::with_scrollback(cols, rows, args.scrollback);
     let mut out = std::io::stdout().lock();
     let start = Instant::now();
@@ -126,38 +151,37 @@ pub fn run(args: Args) -> Result<()> {
         // The answers, written after each chunk as a terminal sends them (the engine holds a
         // bounded buffer of them).
         if let Dump::Replies = args.dump {
-            out.write_all(&term.take_replies())?;
+            out.write_all(&term.take_replies()).context(STDOUT)?;
         }
     }
     let secs = start.elapsed().as_secs_f64();
-    if let Some(out) = &args.png {
-        let fonts = fonts(&args.font, args.font_size, args.scale)?;
-        let mut r = blitty_pixel::Renderer::new(fonts, cols, rows);
+    if let (Some(r), Some(png)) = (&mut renderer, &args.png) {
         r.render(term.screen());
-        r.fb.write_png(out).map_err(anyhow::Error::msg)?;
+        r.fb.write_png(png).map_err(anyhow::Error::msg)?;
     }
     match args.dump {
-        Dump::Screen => out.write_all(term.screen().dump_text().as_bytes())?,
+        Dump::Screen => out.write_all(term.screen().dump_text().as_bytes()).context(STDOUT)?,
         Dump::Styled => {
             let screen = term.screen();
             let mut styled = Vec::new();
             blitty_present::ansi::styled_rows(screen, &mut styled);
-            out.write_all(&styled)?;
-            writeln!(out, "cursor: {} {}", screen.cursor().y, screen.cursor().x)?;
+            out.write_all(&styled).context(STDOUT)?;
+            writeln!(out, "cursor: {} {}", screen.cursor().y, screen.cursor().x).context(STDOUT)?;
         }
         Dump::Replies | Dump::None => {}
     }
     if args.stats {
         let mb = data.len() as f64 / 1e6;
-        writeln!(out, "bytes: {}", data.len())?;
-        writeln!(out, "seconds: {secs:.6}")?;
-        writeln!(out, "MB/s: {:.1}", if secs > 0.0 { mb / secs } else { f64::INFINITY })?;
+        writeln!(out, "bytes: {}", data.len()).context(STDOUT)?;
+        writeln!(out, "seconds: {secs:.6}").context(STDOUT)?;
+        writeln!(out, "MB/s: {:.1}", if secs > 0.0 { mb / secs } else { f64::INFINITY }).context(STDOUT)?;
         match peak_rss_kib() {
-            Some(kib) => writeln!(out, "peak RSS: {kib} KiB")?,
-            None => writeln!(out, "peak RSS: unknown (no /proc/self/status)")?,
+            Some(kib) => writeln!(out, "peak RSS: {kib} KiB").context(STDOUT)?,
+            None => writeln!(out, "peak RSS: unknown (no /proc/self/status)").context(STDOUT)?,
         }
     }
-    Ok(())
+    // What is left in the buffer would be written at exit, a failure unsaid.
+    out.flush().context(STDOUT)
 }
 
 /// VmHWM from /proc/self/status.

@@ -399,3 +399,52 @@ fn console_sizes_past_their_maximum_and_a_missing_terminal_are_refused() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("must be a terminal"), "{err}");
 }
+
+#[test]
+fn replay_refuses_a_png_past_the_largest_image_at_once_and_says_a_failed_write() {
+    // 2048x1024 cells at 200 points and scale 8 asked for 26 TB and aborted; 30x20 took 74 s
+    // and 13 GB. The font size times the scale is bounded, and the image to 16384 pixels a
+    // side, both before the stream is read or anything drawn.
+    let file = Scratch::new("cli-png-max.raw");
+    std::fs::write(&file, "x\r\n".repeat(100)).expect("temp file");
+    let path = file.to_str().expect("utf-8 path");
+    let out = Scratch::new("cli-png-max.png");
+    let png = out.to_str().expect("utf-8 path");
+    let (scaled, side) = ("the font size times the scale is at most 400 points", "larger than 16384x16384 pixels");
+    for (args, says) in [
+        (&["--size", "2048x1024", "--font-size", "200", "--scale", "8"][..], scaled),
+        (&["--size", "30x20", "--font-size", "200", "--scale", "8"], scaled),
+        (
+            &["--size", "2048x1024", "--font-size", "200"],
+            "larger than 16384x16384 pixels; at this font size at most 101x52",
+        ),
+        (&["--size", "102x52", "--font-size", "200"], side),
+        (&["--size", "2048x1024", "--font-size", "50", "--scale", "8"], side),
+    ] {
+        let start = std::time::Instant::now();
+        let (code, _, err) = blitty(&[&["replay", path, "--png", png][..], args].concat());
+        let secs = start.elapsed().as_secs_f64();
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("blitty: ") && err.contains(says), "{args:?}: {err}");
+        // Refused, not tried: well under the seconds drawing it would take.
+        assert!(secs < 10.0, "{args:?}: {secs:.1} s");
+        assert!(!out.exists(), "{args:?}: a PNG was written");
+    }
+    // Wherever a font size is taken, the same bound.
+    let (code, _, err) = blitty(&["window", "--font-size", "200", "--scale", "8", "--", "true"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(scaled), "{err}");
+    // A PNG that cannot be written whole is said, as standard output that cannot be.
+    let (code, _, err) = blitty(&["replay", path, "--dump", "none", "--png", "/dev/full"]);
+    assert_eq!((code, err.lines().count()), (2, 1), "{err}");
+    assert!(err.starts_with("blitty: cannot write /dev/full: "), "{err}");
+    let to_full = Command::new(BLITTY)
+        .args(["replay", path])
+        .stdout(std::fs::File::create("/dev/full").expect("/dev/full"))
+        .output()
+        .expect("blitty runs");
+    let err = String::from_utf8_lossy(&to_full.stderr);
+    assert_eq!(to_full.status.code(), Some(2), "{err}");
+    assert!(err.starts_with("blitty: cannot write to standard output: "), "{err}");
+}
