@@ -41,7 +41,7 @@ use crate::line::SerialLine;
 use crate::names::{self, printable};
 use crate::proto::{self, Frames, Msg, Request, VtySpec};
 use crate::pty::{self, Pty, Size};
-use crate::queue::Queue;
+use crate::queue::{ProgramInput, PROGRAM_INPUT_LIMIT};
 use crate::serial::{Flow, Parity, Settings};
 use crate::session::{Output, Pacer};
 use crate::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGTERM};
@@ -143,7 +143,7 @@ struct Vty {
     bell: bool,
     bells_seen: u64,
     /// Keys and answers waiting for the program.
-    to_write: Queue,
+    to_write: ProgramInput,
     /// Set when the program has ended (or the vty was killed): the words for `ls`.
     ended: Option<(String, u8)>,
 }
@@ -172,7 +172,8 @@ impl Vty {
                         }
                     }
                     self.term.feed(&buf[..n]);
-                    if drained {
+                    // Its answers wait for it; past half the limit its output waits too.
+                    if !self.to_write.answers(&mut self.term) || drained {
                         break;
                     }
                 }
@@ -470,7 +471,7 @@ impl Server {
                 if let Some(fd) = v.source.fd() {
                     // A program whose input is full is not read until it takes some (see
                     // `queue`): its answers would have nowhere to go.
-                    let mut ev = if v.to_write.full() { PollFlags::empty() } else { PollFlags::IN };
+                    let mut ev = if v.to_write.takes_output() { PollFlags::IN } else { PollFlags::empty() };
                     if !v.to_write.is_empty() {
                         ev |= PollFlags::OUT;
                     }
@@ -883,7 +884,7 @@ impl Server {
             activity: false,
             bell: false,
             bells_seen: 0,
-            to_write: Queue::default(),
+            to_write: ProgramInput::default(),
             ended: None,
         })
     }
@@ -1034,14 +1035,14 @@ impl Server {
         if rev.contains(PollFlags::OUT) && !v.to_write.is_empty() {
             if let Some(fd) = v.source.fd() {
                 match rustix::io::write(fd, v.to_write.unsent()) {
-                    Ok(n) => v.to_write.written(n),
+                    Ok(n) => v.to_write.sent(n),
                     Err(Errno::AGAIN) | Err(Errno::INTR) => {}
                     Err(_) => v.to_write.clear(),
                 }
             }
         }
         if !rev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR)
-            || (v.to_write.full() && !rev.intersects(PollFlags::HUP | PollFlags::ERR))
+            || (!v.to_write.takes_output() && !rev.intersects(PollFlags::HUP | PollFlags::ERR))
         {
             return;
         }
@@ -1058,8 +1059,6 @@ impl Server {
         if taken > 0 {
             v.generation += 1;
             v.activity = true;
-            let replies = v.term.take_replies();
-            v.to_write.answers(&replies);
             if v.term.screen().bells() != v.bells_seen {
                 v.bells_seen = v.term.screen().bells();
                 v.bell = true;
@@ -1227,7 +1226,7 @@ impl Server {
                                 format!(
                                     "{cut} bytes typed or pasted were not sent: the program is not reading its input \
                                      (at most {} KiB wait for it)",
-                                    crate::queue::MAX_QUEUED >> 10
+                                    PROGRAM_INPUT_LIMIT >> 10
                                 ),
                             );
                         }

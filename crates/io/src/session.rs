@@ -3,7 +3,7 @@
 //! builds frames within a budget of `hz` a second (see `FrameBudget`), written without
 //! blocking on blitty's own open of the host terminal, so a slow host terminal costs frames,
 //! never input or reading. What waits for the program (keys, the engine's answers) is bounded
-//! ([`PROGRAM_INPUT_LIMIT`]): a program that does not read its input is made to wait in its
+//! ([`crate::queue::PROGRAM_INPUT_LIMIT`]): a program that does not read its input is made to wait in its
 //! writes, as a terminal makes it.
 
 use std::ffi::OsString;
@@ -24,6 +24,7 @@ use crate::event::{PollSet, Wake};
 use crate::host::{self, RawMode};
 use crate::keys::{self, Action, Keys, Prefix};
 use crate::pty::{self, Size};
+use crate::queue::ProgramInput;
 use crate::reader::{Chunk, Reader};
 use crate::signals::{self, Signals, SIGCHLD, SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGTTOU, SIGWINCH};
 
@@ -231,152 +232,6 @@ impl Sharing {
             }
         }
         done
-    }
-}
-
-/// The most bytes that wait for the program at once: keys typed and the engine's answers to
-/// its queries, which it has not read yet. A program that asks without end (`ESC [ c` in a
-/// loop) and never reads its input would otherwise make blitty hold its answers without limit
-/// (33 MB more in 20 s, and growing). Far above a pty's input buffer (4 KiB on Linux), so a
-/// program that reads its input never meets it.
-pub const PROGRAM_INPUT_LIMIT: usize = 1 << 20;
-
-/// The program's output is parsed only while less than this of answers waits for it, as a
-/// terminal whose buffer is full takes no more output: the program then waits in its write
-/// until it reads its input. Answers never take more than this and one piece's worth
-/// ([`SHARE_EVERY`] of output), so keys always find room.
-const OUTPUT_WAITS_AT: usize = PROGRAM_INPUT_LIMIT / 2;
-
-/// Answers are written in batches of about this many bytes, between which keys go first.
-const ANSWER_BATCH: usize = 4096;
-
-/// Bytes in order, drained by moving an offset: a program that takes its input a little at a
-/// time costs what it takes, not a move of everything still waiting at each write.
-#[derive(Default)]
-struct Fifo {
-    bytes: Vec<u8>,
-    /// Where the bytes not written yet start.
-    at: usize,
-}
-
-impl Fifo {
-    fn unsent(&self) -> &[u8] {
-        &self.bytes[self.at..]
-    }
-
-    fn len(&self) -> usize {
-        self.bytes.len() - self.at
-    }
-
-    fn sent(&mut self, n: usize) {
-        self.at = (self.at + n).min(self.bytes.len());
-        if self.at == self.bytes.len() {
-            self.bytes.clear();
-            self.at = 0;
-        }
-    }
-
-    fn push(&mut self, more: &[u8]) {
-        // The written part is dropped once it is the larger part: each byte is moved at most
-        // once more than it is queued.
-        if self.at > 0 && self.at >= self.len() {
-            self.bytes.drain(..self.at);
-            self.at = 0;
-        }
-        self.bytes.extend_from_slice(more);
-    }
-}
-
-/// What waits for the program: typed keys, and the engine's answers to its queries.
-///
-/// Keys go before answers that have not started: behind the answers to a program that takes
-/// its input slowly, Ctrl-C took seconds to reach it (3.2 to 3.8 s in the end-to-end test);
-/// ahead of them it waits at most for the batch being written (30 to 110 ms). Answers are never cut (each batch is whole answers) and a
-/// paste is never split by one (keys go on while any wait). A program cannot tell the order
-/// apart from a terminal that parsed its query a little later.
-#[derive(Default)]
-struct ProgramInput {
-    keys: Fifo,
-    answers: Fifo,
-    /// The lengths of the answers' batches, in order, not counting `writing`.
-    batches: std::collections::VecDeque<usize>,
-    /// What is left to write of the batch of answers being written (0: none is).
-    writing: usize,
-}
-
-impl ProgramInput {
-    fn len(&self) -> usize {
-        self.keys.len() + self.answers.len()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// What to write next: the rest of the batch of answers being written, else the keys, else
-    /// the next batch.
-    fn unsent(&self) -> &[u8] {
-        let answers = if self.writing > 0 {
-            self.writing
-        } else if self.keys.len() > 0 {
-            return self.keys.unsent();
-        } else {
-            self.batches.front().copied().unwrap_or(0)
-        };
-        &self.answers.unsent()[..answers]
-    }
-
-    /// `n` bytes of [`Self::unsent`] were written.
-    fn sent(&mut self, n: usize) {
-        if self.writing == 0 && self.keys.len() > 0 {
-            self.keys.sent(n);
-            return;
-        }
-        if self.writing == 0 {
-            self.writing = self.batches.pop_front().unwrap_or(0);
-        }
-        let n = n.min(self.writing);
-        self.writing -= n;
-        self.answers.sent(n);
-    }
-
-    fn clear(&mut self) {
-        *self = ProgramInput::default();
-    }
-
-    /// Whether the program's output may be parsed (see [`OUTPUT_WAITS_AT`]).
-    fn takes_output(&self) -> bool {
-        self.answers.len() < OUTPUT_WAITS_AT
-    }
-
-    /// Queues the engine's answers (all of them: a program waits for the answer it asked for);
-    /// returns whether more output may be parsed.
-    fn answers(&mut self, term: &mut Terminal) -> bool {
-        let replies = term.take_replies();
-        if !replies.is_empty() {
-            self.answers.push(&replies);
-            match self.batches.back_mut() {
-                Some(last) if *last < ANSWER_BATCH => *last += replies.len(),
-                _ => self.batches.push_back(replies.len()),
-            }
-        }
-        self.takes_output()
-    }
-
-    /// Queues typed keys if they fit under [`PROGRAM_INPUT_LIMIT`]; returns how many bytes were
-    /// refused (all or none: a cut could fall inside a character or a key's sequence). The end
-    /// of a bracketed paste is queued even so, or the program would take all that follows for
-    /// the paste.
-    fn keys(&mut self, keys: &[u8]) -> usize {
-        if self.len() + keys.len() <= PROGRAM_INPUT_LIMIT {
-            self.keys.push(keys);
-            return 0;
-        }
-        const PASTE_END: &[u8] = b"\x1b[201~";
-        if keys.windows(PASTE_END.len()).any(|w| w == PASTE_END) {
-            self.keys.push(PASTE_END);
-        }
-        keys.len()
     }
 }
 
@@ -1149,6 +1004,7 @@ pub(crate) fn restore_host(writer: &mut Output, presenter: &mut AnsiPresenter, t
 #[cfg(test)]
 mod pacer_tests {
     use super::*;
+    use crate::queue::{OUTPUT_WAITS_AT, PROGRAM_INPUT_LIMIT};
 
     /// A flood at 60 Hz (output every 0.1 ms for 3 s, a frame whenever one is due), with a
     /// key every `keys` (or none): the frame times.
@@ -1200,31 +1056,6 @@ mod pacer_tests {
     }
 
     #[test]
-    fn keys_go_before_waiting_answers_but_never_into_one_being_written() {
-        let mut input = ProgramInput::default();
-        let mut term = Terminal::with_scrollback(20, 5, 0);
-        // Two answers to DA1 in one batch, then keys.
-        term.feed(b"\x1b[c\x1b[c");
-        assert!(input.answers(&mut term));
-        let answer = input.unsent().to_vec();
-        assert!(answer.starts_with(b"\x1b[?") && answer.len() % 2 == 0, "{answer:?}");
-        assert_eq!(input.keys(b"ab"), 0);
-        assert_eq!(input.unsent(), b"ab", "keys first");
-        input.sent(1);
-        assert_eq!(input.unsent(), b"b", "then the rest of the keys");
-        input.sent(1);
-        // The batch starts; keys typed now wait until it is whole.
-        input.sent(3);
-        assert_eq!(input.keys(b"\x03"), 0);
-        assert_eq!(input.unsent(), &answer[3..]);
-        let left = input.unsent().len();
-        input.sent(left);
-        assert_eq!(input.unsent(), b"\x03");
-        input.sent(1);
-        assert!(input.is_empty() && input.unsent().is_empty());
-    }
-
-    #[test]
     fn output_waits_while_answers_fill_half_the_limit_and_keys_past_the_limit_are_refused() {
         let mut input = ProgramInput::default();
         let mut term = Terminal::with_scrollback(20, 5, 0);
@@ -1250,27 +1081,6 @@ mod pacer_tests {
         assert!(out.starts_with(b"xxx") && out.ends_with(b"22c"));
         assert_eq!(out.len(), PROGRAM_INPUT_LIMIT - 10 + 6);
         assert!(input.takes_output());
-    }
-
-    #[test]
-    fn a_fifo_drained_a_little_at_a_time_keeps_its_order_and_moves_each_byte_rarely() {
-        let mut fifo = Fifo::default();
-        let mut out = Vec::new();
-        let mut next = 0u32;
-        for round in 0..2000 {
-            for _ in 0..3 {
-                fifo.push(&next.to_le_bytes());
-                next += 1;
-            }
-            let n = fifo.len().min(if round % 7 == 0 { 1 } else { 9 });
-            out.extend_from_slice(&fifo.unsent()[..n]);
-            fifo.sent(n);
-            // The part written and kept is never more than the part waiting (plus one push).
-            assert!(fifo.at <= fifo.len() + 12, "{} written, {} waiting", fifo.at, fifo.len());
-        }
-        out.extend_from_slice(fifo.unsent());
-        let want: Vec<u8> = (0..next).flat_map(u32::to_le_bytes).collect();
-        assert_eq!(out, want);
     }
 
     #[test]
