@@ -237,13 +237,19 @@ impl std::fmt::Display for Unreadable {
 }
 
 /// The text of the file at `path` (a symlink followed), if it is a regular file of at most
-/// [`MAX_SIZE`] bytes: what it is is asked before it is opened, since opening a FIFO waits for
-/// a writer; asked again of the descriptor opened, so that what is read is what was checked;
+/// [`MAX_SIZE`] bytes: what it is is asked before it is opened (without waiting: opening a FIFO
+/// waits for a writer); asked again of the descriptor opened, so that what is read is what was checked;
 /// and it is read up to one byte past the limit, for a file that grows meanwhile.
 fn read(path: &Path) -> Result<String, Unreadable> {
     use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
     regular_file(&std::fs::metadata(path).map_err(Unreadable::Io)?)?;
-    let file = std::fs::File::open(path).map_err(Unreadable::Io)?;
+    // Without waiting, should a FIFO have taken the file's place since the question.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+        .map_err(Unreadable::Io)?;
     let size = regular_file(&file.metadata().map_err(Unreadable::Io)?)?;
     let mut bytes = Vec::with_capacity(size as usize);
     file.take(MAX_SIZE + 1).read_to_end(&mut bytes).map_err(Unreadable::Io)?;
@@ -308,12 +314,12 @@ pub fn parse(text: &str) -> Result<Config, String> {
         c.server_status = server.status;
         if let Some(name) = server.default_session {
             let n = name.get_ref();
-            if n.is_empty() || n.contains(|ch: char| ch.is_control() || ch == ':' || ch == '.') {
+            if blitty_io::names::check_session_name(n).is_err() {
                 return Err(at(
                     text,
                     name.span(),
                     "server.default_session",
-                    "a name without colons, dots or control characters",
+                    "a name of 1 to 64 characters without colons, dots, control or invisible characters",
                 ));
             }
             c.default_session = Some(n.clone());
@@ -434,6 +440,15 @@ pub fn parse_colour(s: &str) -> Result<Color, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_default_session_name_is_checked_as_blitty_new_checks_it() {
+        assert_eq!(parse("[server]\ndefault_session = \"main\"\n").unwrap().default_session.as_deref(), Some("main"));
+        for bad in ["a\u{202e}b", "x\u{200b}", "a.b", "", &"n".repeat(65)] {
+            let e = parse(&format!("[server]\ndefault_session = \"{bad}\"\n")).unwrap_err();
+            assert!(e.contains("server.default_session"), "{bad:?}: {e}");
+        }
+    }
 
     #[test]
     fn every_key_is_read() {
