@@ -191,6 +191,14 @@ pub struct Grid {
     /// status line under the scrolling text (vim, less, vtebench's scrolling_bottom_region)
     /// cost a pass over the region's rows for every line.
     dirty_run: Option<(usize, usize, u64)>,
+    /// A row of cells, a map of one row's list and a list, reused by the operations that move
+    /// or restyle spans of cells (`copy_span`, `restyle`), so that none allocates per row.
+    scratch: Vec<Cell>,
+    style_map: Vec<u32>,
+    scratch_styles: Vec<Style>,
+    /// Calls of `intern`: the tests' measure of the style work an operation does per cell.
+    #[cfg(test)]
+    pub(crate) style_ops: u64,
 }
 
 /// A row's cells with the styles their ids name: what readers of the screen get. It derefs to
@@ -253,6 +261,11 @@ impl Grid {
             pushed: 0,
             spare_styles: Vec::new(),
             dirty_run: None,
+            scratch: Vec::new(),
+            style_map: Vec::new(),
+            scratch_styles: Vec::new(),
+            #[cfg(test)]
+            style_ops: 0,
         };
         for _ in 0..rows {
             let id = g.fresh_row(&Style::default());
@@ -285,6 +298,9 @@ impl Grid {
             + self.styles.iter().map(|l| l.capacity() * std::mem::size_of::<Style>()).sum::<usize>()
             + self.spare_styles.capacity() * std::mem::size_of::<Style>()
             + (self.lines.capacity() + self.free.capacity()) * 4
+            + self.scratch.capacity() * std::mem::size_of::<Cell>()
+            + self.style_map.capacity() * 4
+            + self.scratch_styles.capacity() * std::mem::size_of::<Style>()
     }
 
     // ---- styles (see the module's comment) ----
@@ -295,6 +311,10 @@ impl Grid {
     /// uses (`compact_styles`), which bounds it by `style_list_cap`.
     #[inline]
     pub fn intern(&mut self, id: u32, style: &Style) -> u32 {
+        #[cfg(test)]
+        {
+            self.style_ops += 1;
+        }
         match style.fixed_id() {
             Some(fixed) => fixed,
             None => self.intern_listed(id, style),
@@ -334,27 +354,56 @@ impl Grid {
 
     /// Drops the entries of row `id`'s list that no cell uses, renumbering the cells.
     fn compact_styles(&mut self, id: u32) {
-        let list = &mut self.styles[id as usize];
-        if list.is_empty() {
+        let len = self.styles[id as usize].len();
+        if len == 0 {
             return;
         }
         let start = id as usize * self.cols;
-        let row = &mut self.cells[start..start + self.cols];
-        // new_id[i] for list entry i; 0 = unused so far.
-        let mut new_id = vec![0u32; list.len()];
-        let mut kept = Vec::with_capacity(list.len().min(self.cols));
-        for cell in row.iter_mut() {
-            let Some(i) = list_index(cell.style()).filter(|&i| i < list.len()) else {
-                continue;
-            };
-            if new_id[i] == 0 {
-                kept.push(list[i]);
-                new_id[i] = kept.len() as u32;
+        // The entries the cells use, then their new ids in the list's order: done in place,
+        // with the map the span operations reuse, so that compacting allocates nothing.
+        let mut new_id = std::mem::take(&mut self.style_map);
+        new_id.clear();
+        new_id.resize(len, 0);
+        for cell in &self.cells[start..start + self.cols] {
+            if let Some(i) = list_index(cell.style()).filter(|&i| i < len) {
+                new_id[i] = 1;
             }
-            cell.set_style(new_id[i]);
         }
-        *list = kept;
+        let mut next = 0;
+        for k in new_id.iter_mut().filter(|k| **k != 0) {
+            next += 1;
+            *k = next;
+        }
+        let mut i = 0;
+        self.styles[id as usize].retain(|_| {
+            i += 1;
+            new_id[i - 1] != 0
+        });
+        for cell in &mut self.cells[start..start + self.cols] {
+            if let Some(i) = list_index(cell.style()).filter(|&i| i < len) {
+                cell.set_style(new_id[i]);
+            }
+        }
+        self.style_map = new_id;
         self.style_epoch += 1;
+    }
+
+    /// The id of `style` in row `id`'s list, appended without looking for it, where the caller
+    /// has made room (`compact_styles`) and maps each style it adds once: `copy_span` and
+    /// `restyle`, which add up to a span's width.
+    #[inline]
+    fn push_style(&mut self, id: u32, style: &Style) -> u32 {
+        #[cfg(test)]
+        {
+            self.style_ops += 1;
+        }
+        if let Some(fixed) = style.fixed_id() {
+            return fixed;
+        }
+        let list = &mut self.styles[id as usize];
+        debug_assert!(list.len() < style_list_cap(self.cols));
+        list.push(*style);
+        list.len() as u32
     }
 
     /// `n` full-screen scrolls of lines that no one will see (they would leave the history
@@ -1003,43 +1052,217 @@ impl Grid {
     }
 
     /// Scrolls the rectangle `r` up (`up`) or down by `n` by moving cells: the path for
-    /// scrolls inside left/right margins (DECSLRM).
-    pub fn scroll_rect(&mut self, r: Region, up: bool, n: usize, blank: &Style) {
+    /// scrolls inside left/right margins (DECSLRM). Each row is written once, from the row `n`
+    /// below (above) it, in the order that reads every source row before it is written.
+    /// Returns the cells written.
+    pub fn scroll_rect(&mut self, r: Region, up: bool, n: usize, blank: &Style) -> usize {
         let Region { top, bottom, left, right } = r;
         let h = bottom + 1 - top;
         let n = n.min(h);
+        let w = right + 1 - left;
         for y in top..=bottom {
             self.split_wide_at_margins(y, left, right);
         }
-        let order: Vec<usize> = if up { (top..=bottom).collect() } else { (top..=bottom).rev().collect() };
-        for (i, &y) in order.iter().enumerate() {
+        for i in 0..h {
+            let y = if up { top + i } else { bottom - i };
             if i + n < h {
-                let src = order[i + n];
-                let (sid, did) = (self.visible_id(src), self.visible_id(y));
-                self.copy_cells(sid, did, left..right + 1);
+                let src = if up { y + n } else { y - n };
+                self.copy_span(src, left, y, left, w, |_| {});
             } else {
                 let blank = self.blank_at(y, blank);
                 self.row_mut(y)[left..=right].fill(blank);
             }
             self.touch(y, left, right + 1);
         }
+        h * w
     }
 
-    /// Copies columns `cols` of row `src` into row `dst`, each cell's style taken into `dst`'s
-    /// list.
-    fn copy_cells(&mut self, src: u32, dst: u32, cols: std::ops::Range<usize>) {
-        let (s, d) = (src as usize * self.cols, dst as usize * self.cols);
-        for x in cols {
-            let cell = self.cells[s + x];
-            let style = match list_index(cell.style()) {
-                None => cell.style(),
-                Some(i) => {
-                    let st = self.styles[src as usize][i];
-                    self.intern(dst, &st)
-                }
-            };
-            self.cells[d + x] = cell.with_style(style);
+    /// Copies cells `from..from + n` of visible row `sy` to columns `to..to + n` of visible row
+    /// `dy`, after `edit` has changed the copy (its style ids are still the source row's); a
+    /// wide character the destination span half covers loses its other half. The source is
+    /// read whole before anything is written, so the spans may overlap in one row. Returns the
+    /// columns changed, for the caller to mark (`touch`).
+    ///
+    /// Styles are not looked up cell by cell: a span of default and packed styles is copied as
+    /// it is; otherwise each listed style moves once, through a map of a list. A span of at
+    /// most half the row takes its styles into the destination's list; a wider one gives the
+    /// destination the source's list and takes the styles of the cells outside it (at most
+    /// half the row) into that. A copy of a span is a copy of its cells and of at most a list.
+    pub(crate) fn copy_span(
+        &mut self,
+        sy: usize,
+        from: usize,
+        dy: usize,
+        to: usize,
+        n: usize,
+        edit: impl FnOnce(&mut [Cell]),
+    ) -> (usize, usize) {
+        let cols = self.cols;
+        let (sid, did) = (self.visible_id(sy) as usize, self.visible_id(dy) as usize);
+        let (src, dst) = (sid * cols + from..sid * cols + from + n, did * cols + to..did * cols + to + n);
+        if sid == did {
+            // In one row the ids are the row's own; the span goes through a buffer, as the
+            // destination's edges may be inside the source.
+            let mut span = std::mem::take(&mut self.scratch);
+            span.clear();
+            span.extend_from_slice(&self.cells[src]);
+            edit(&mut span);
+            let changed = crate::term::split_wide_cells(&mut self.cells[did * cols..(did + 1) * cols], to, to + n);
+            self.cells[dst].copy_from_slice(&span);
+            self.scratch = span;
+            return changed;
         }
+        let changed = crate::term::split_wide_cells(&mut self.cells[did * cols..(did + 1) * cols], to, to + n);
+        if !self.cells[src.clone()].iter().any(|c| list_index(c.style()).is_some()) {
+            self.cells.copy_within(src, to + did * cols);
+            edit(&mut self.cells[dst]);
+            return changed;
+        }
+        if 2 * n >= cols {
+            self.take_list(sid, did, to, n);
+            self.cells.copy_within(src, to + did * cols);
+            edit(&mut self.cells[dst]);
+            return changed;
+        }
+        // The cells under the span go first, so that room made in the list drops what only
+        // they used; with room for `n` more entries the list is not compacted below, which
+        // would renumber what the map holds.
+        self.cells[dst.clone()].fill(Cell::blank(0));
+        if self.styles[did].len() + n > style_list_cap(cols) {
+            self.compact_styles(did as u32);
+        }
+        self.cells.copy_within(src, to + did * cols);
+        edit(&mut self.cells[dst.clone()]);
+        let mut map = std::mem::take(&mut self.style_map);
+        map.clear();
+        map.resize(self.styles[sid].len(), u32::MAX);
+        for x in dst {
+            let Some(i) = list_index(self.cells[x].style()) else { continue };
+            let id = match map.get(i) {
+                Some(&u32::MAX) => {
+                    let style = self.styles[sid][i];
+                    let id = self.push_style(did as u32, &style);
+                    map[i] = id;
+                    id
+                }
+                Some(&id) => id,
+                // (An id past its row's list, which the integrity checks rule out.)
+                None => 0,
+            };
+            self.cells[x].set_style(id);
+        }
+        self.style_map = map;
+        changed
+    }
+
+    /// Row `did`'s list becomes a copy of row `sid`'s, so that cells copied from `sid` keep
+    /// their ids, and the styles of `did`'s cells outside columns `to..to + n` are taken into
+    /// it, each once. (`copy_span` for a span of more than half the row.)
+    fn take_list(&mut self, sid: usize, did: usize, to: usize, n: usize) {
+        let cols = self.cols;
+        if self.styles[sid].len() + (cols - n) > style_list_cap(cols) {
+            self.compact_styles(sid as u32);
+        }
+        let mut list = std::mem::take(&mut self.scratch_styles);
+        list.clear();
+        list.extend_from_slice(&self.styles[sid]);
+        let mut old = std::mem::replace(&mut self.styles[did], list);
+        let mut map = std::mem::take(&mut self.style_map);
+        map.clear();
+        map.resize(old.len(), u32::MAX);
+        let base = did * cols;
+        for x in (0..to).chain(to + n..cols) {
+            let Some(i) = list_index(self.cells[base + x].style()) else { continue };
+            let id = match map.get(i) {
+                Some(&u32::MAX) => {
+                    let id = self.push_style(did as u32, &old[i]);
+                    map[i] = id;
+                    id
+                }
+                Some(&id) => id,
+                None => 0,
+            };
+            self.cells[base + x].set_style(id);
+        }
+        self.style_map = map;
+        old.clear();
+        self.scratch_styles = old;
+        self.style_epoch += 1;
+    }
+
+    /// Gives each cell of columns `start..end` of visible row `y` the style `f` makes of its
+    /// own, and with `fill` that cell's content. `fixed` maps a default or packed id straight to
+    /// the new id when it can (None: through `f`). Each distinct listed style is changed and
+    /// interned once, and a run of cells of one style costs a comparison a cell: DECFRA, DECCARA
+    /// and DECRARA over the whole screen cost a pass over its cells. The caller marks what
+    /// changed (`touch`).
+    pub(crate) fn restyle(
+        &mut self,
+        y: usize,
+        start: usize,
+        end: usize,
+        fill: Option<Cell>,
+        fixed: &mut impl FnMut(u32) -> Option<u32>,
+        f: &impl Fn(Style) -> Style,
+    ) {
+        let cols = self.cols;
+        let id = self.visible_id(y);
+        // Room for one new entry a cell, so that interning below never compacts the list
+        // (which would renumber the cells not yet visited).
+        if self.styles[id as usize].len() + (end - start) > style_list_cap(cols) {
+            self.compact_styles(id);
+        }
+        let mut map = std::mem::take(&mut self.style_map);
+        map.clear();
+        map.resize(self.styles[id as usize].len(), u32::MAX);
+        if start == 0 && end == cols {
+            // Every cell of the row: each entry of its list is changed in place, and the cells
+            // keep their ids (but those whose style became a fixed one).
+            for (i, style) in self.styles[id as usize].iter_mut().enumerate() {
+                let new = f(*style);
+                map[i] = match new.fixed_id() {
+                    Some(fixed) => fixed,
+                    None => {
+                        *style = new;
+                        i as u32 + 1
+                    }
+                };
+            }
+            self.style_epoch += 1;
+        }
+        let base = id as usize * cols;
+        let mut x = start;
+        while x < end {
+            let old = self.cells[base + x].style();
+            let new = match list_index(old) {
+                Some(i) => match map.get(i) {
+                    Some(&u32::MAX) => {
+                        let style = f(self.styles[id as usize][i]);
+                        let new = self.push_style(id, &style);
+                        map[i] = new;
+                        new
+                    }
+                    Some(&new) => new,
+                    None => 0,
+                },
+                None => match fixed(old) {
+                    Some(new) => new,
+                    None => {
+                        let style = if old == 0 { Style::default() } else { Style::unpack(old) };
+                        self.push_style(id, &f(style))
+                    }
+                },
+            };
+            // The run of cells of this style, in one tight loop.
+            let run = &mut self.cells[base + x..base + end];
+            let n = run.iter().position(|c| c.style() != old).unwrap_or(run.len());
+            match fill {
+                Some(c) => run[..n].fill(c.with_style(new)),
+                None => run[..n].iter_mut().for_each(|c| c.set_style(new)),
+            }
+            x += n;
+        }
+        self.style_map = map;
     }
 
     /// Clears every visible row to `blank`.

@@ -109,6 +109,11 @@ const fn palette_code(i: u8) -> u32 {
 /// are 0 (the default style) or 1-based indexes into the cell's row's list.
 pub const PACKED: u32 = 1 << 31;
 
+/// The bits of a packed id that hold its foreground and background (9 bits each).
+const PACKED_COLOURS: u32 = 0x3ffff;
+/// The bits of a packed id that hold its attributes (13 bits, from bit 18).
+const PACKED_ATTRS: u32 = 0x1fff << 18;
+
 /// The attribute bits a packed id has room for: all that [`Attrs`] defines (bits 0-9 and the
 /// underline's 12-14). A style with any other bit set is listed, not packed.
 const PACKABLE_ATTRS: u16 = 0x3ff | Attrs::UNDERLINE_MASK;
@@ -173,6 +178,19 @@ impl Style {
     pub fn with_palette_colours(id: u32, fg: u8, bg: u8) -> u32 {
         debug_assert!(id == 0 || id & PACKED != 0, "a fixed id");
         PACKED | (id & !0x3ffff) | palette_code(fg) | palette_code(bg) << 9
+    }
+
+    /// The fixed id of the fixed style `id` with the foreground and background of the fixed
+    /// style `colours`: the fields are bits of the ids, so nothing is unpacked.
+    #[inline]
+    pub fn with_colours_of(id: u32, colours: u32) -> u32 {
+        debug_assert!((id == 0 || id & PACKED != 0) && (colours == 0 || colours & PACKED != 0), "fixed ids");
+        let packed = PACKED | (id & PACKED_ATTRS) | (colours & PACKED_COLOURS);
+        if packed == PACKED {
+            0
+        } else {
+            packed
+        }
     }
 
     /// The style a packed id holds ([`Style::pack`]'s inverse).

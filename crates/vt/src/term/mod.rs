@@ -63,7 +63,7 @@ pub const MAX_ROWS: usize = 1024;
 /// Before cells `[start, end)` of `row` are overwritten: a wide character with only one half
 /// inside loses its other half too. Returns the span actually affected.
 #[inline]
-fn split_wide_cells(row: &mut [Cell], start: usize, end: usize) -> (usize, usize) {
+pub(crate) fn split_wide_cells(row: &mut [Cell], start: usize, end: usize) -> (usize, usize) {
     let cols = row.len();
     let (mut s, mut e) = (start, end);
     if start > 0 && start < cols && row[start].is_spacer() {
@@ -664,3 +664,5 @@ impl Terminal {
 
 #[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+mod work_tests;

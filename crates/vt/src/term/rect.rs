@@ -28,11 +28,11 @@ use super::text::cell_width;
 
 /// Rows `top..=bottom`, columns `left..=right` of the screen, 0-based.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Rect {
-    top: usize,
-    left: usize,
-    bottom: usize,
-    right: usize,
+pub(super) struct Rect {
+    pub(super) top: usize,
+    pub(super) left: usize,
+    pub(super) bottom: usize,
+    pub(super) right: usize,
 }
 
 /// The attributes DECCARA's and DECRARA's 0 stand for (xterm's), besides underline (not a bit
@@ -42,7 +42,7 @@ const ALL_CHANGEABLE: u16 = Attrs::BOLD | Attrs::BLINK | Attrs::INVERSE;
 impl Screen {
     /// The part of the screen rectangles are held to, 0-based and inclusive: the page, or in
     /// origin mode the margins (xterm).
-    fn rect_bounds(&self) -> Rect {
+    pub(super) fn rect_bounds(&self) -> Rect {
         if self.modes.origin {
             Rect { top: self.top, left: self.left, bottom: self.bottom, right: self.right }
         } else {
@@ -54,7 +54,7 @@ impl Screen {
     /// (1-based) when 0 or missing; in origin mode counted from the top (left) margin; then held
     /// to [`Self::rect_bounds`]. The defaults xterm passes are the bounds' own edges, so in
     /// origin mode a missing top or left is offset by the margin twice, as XTerm 379 shows.
-    fn rect_coordinate(&self, p: &Params, i: usize, default: usize, is_row: bool) -> usize {
+    pub(super) fn rect_coordinate(&self, p: &Params, i: usize, default: usize, is_row: bool) -> usize {
         let b = self.rect_bounds();
         let (min, max, origin) = if is_row { (b.top, b.bottom, self.top) } else { (b.left, b.right, self.left) };
         let v = match p.raw(i) as usize {
@@ -66,7 +66,7 @@ impl Screen {
     }
 
     /// The rectangle of parameters `at..at + 4`, None when it is empty.
-    fn rect_at(&self, p: &Params, at: usize) -> Option<Rect> {
+    pub(super) fn rect_at(&self, p: &Params, at: usize) -> Option<Rect> {
         let b = self.rect_bounds();
         let r = Rect {
             top: self.rect_coordinate(p, at, b.top + 1, true),
@@ -95,18 +95,19 @@ impl Screen {
         let Some(r) = self.rect_at(p, 1) else { return };
         let pen = self.pen.style;
         let coloured = pen.fg != Color::Default || pen.bg != Color::Default;
+        let fill = Cell::char(c, false, 0);
+        // Uncoloured: each cell keeps its colours and takes the rest of the pen. Between fixed
+        // styles (palette colours) that is an exchange of bits of the ids.
+        let pen_fixed = self.pen.fixed;
+        let mut fixed = |old: u32| pen_fixed.map(|id| Style::with_colours_of(id, old));
+        let take_colours = |old: Style| Style { fg: old.fg, bg: old.bg, ..pen };
         for y in r.top..=r.bottom {
             let (s, e) = self.split_wide_edges(y, r.left, r.right + 1);
             if coloured {
                 let id = self.pen_id(y);
-                self.grid_mut().row_mut(y)[r.left..=r.right].fill(Cell::char(c, false, id));
+                self.grid_mut().row_mut(y)[r.left..=r.right].fill(fill.with_style(id));
             } else {
-                for x in r.left..=r.right {
-                    let line = self.grid().row_ref(y);
-                    let Style { fg, bg, .. } = line.style(line[x]);
-                    let id = self.grid_mut().intern_at(y, &Style { fg, bg, ..pen });
-                    self.grid_mut().row_mut(y)[x] = Cell::char(c, false, id);
-                }
+                self.grid_mut().restyle(y, r.left, r.right + 1, Some(fill), &mut fixed, &take_colours);
             }
             self.touch(y, s, e);
         }
@@ -132,34 +133,27 @@ impl Screen {
         let top = self.rect_coordinate(p, 5, b.top + 1, true);
         let left = self.rect_coordinate(p, 6, b.left + 1, false);
         let width = src.right + 1 - src.left;
-        let mut copied: Vec<(Cell, Style)> = Vec::with_capacity(width * (src.bottom + 1 - src.top));
-        for y in src.top..=src.bottom {
-            let line = self.grid().row_ref(y);
-            let cells = &line[src.left..=src.right];
-            for (i, &cell) in cells.iter().enumerate() {
-                // Half of a wide character the source's edge cuts is copied as a blank.
-                let cut = (i == 0 && cell.is_spacer()) || (i == width - 1 && cell.is_wide());
-                let cell = if cut { Cell::blank(cell.style()) } else { cell };
-                copied.push((cell, line.style(cell)));
-            }
-        }
         let right = (left + width - 1).min(b.right);
-        for (j, row) in copied.chunks(width).enumerate() {
-            let y = top + j;
-            if y > b.bottom {
-                break;
-            }
-            let (s, e) = self.split_wide_edges(y, left, right + 1);
-            for (x, &(cell, style)) in (left..=right).zip(row) {
-                let id = self.grid_mut().intern_at(y, &style);
-                self.grid_mut().row_mut(y)[x] = cell.with_style(id);
-            }
-            // A wide character whose second half fell off the page or the margins.
-            let last = self.grid().row(y)[right];
-            if last.is_wide() && right < left + width - 1 {
-                self.grid_mut().row_mut(y)[right] = Cell::blank(last.style());
-            }
-            self.touch(y, s, e);
+        let n = right + 1 - left;
+        let height = (src.bottom + 1 - src.top).min(b.bottom + 1 - top);
+        // Row by row, each source row read before anything is written over it: a copy down the
+        // page goes from its bottom row up, any other from its top row down (and in one row
+        // `copy_span` reads the span before writing). What the rows hold is then what a copy
+        // through a buffer of the whole rectangle gives, without one.
+        let down = top > src.top;
+        for j in 0..height {
+            let j = if down { height - 1 - j } else { j };
+            let (s, e) = self.grid_mut().copy_span(src.top + j, src.left, top + j, left, n, |cells| {
+                // Half of a wide character the source's edge cuts is copied as a blank, and so
+                // is a wide character whose second half would fall off the page or the margins.
+                if cells[0].is_spacer() {
+                    cells[0] = Cell::blank(cells[0].style());
+                }
+                if cells[n - 1].is_wide() {
+                    cells[n - 1] = Cell::blank(cells[n - 1].style());
+                }
+            });
+            self.touch(top + j, s, e);
         }
     }
 
@@ -175,8 +169,7 @@ impl Screen {
         if ops.is_empty() {
             return;
         }
-        let change = |mut style: Style| {
-            let a = &mut style.attrs;
+        let apply = |mut a: Attrs| {
             for &op in &ops {
                 let (bits, underline) = match op {
                     0 => (ALL_CHANGEABLE, true),
@@ -198,19 +191,27 @@ impl Screen {
                     a.set_underline(if on { Underline::Single } else { Underline::None });
                 }
             }
-            style
+            a
         };
+        // Each distinct set of attributes is changed once, through a small cache: a row's
+        // cells share a few (the styles around them differ in colours).
+        let cache = std::cell::RefCell::new([(u32::MAX, Attrs(0)); 32]);
+        let change_attrs = |a: Attrs| {
+            let slot = (a.0 ^ a.0 >> 5 ^ a.0 >> 10) as usize % 32;
+            let mut cache = cache.borrow_mut();
+            if cache[slot].0 != u32::from(a.0) {
+                cache[slot] = (u32::from(a.0), apply(a));
+            }
+            cache[slot].1
+        };
+        let change = |style: Style| Style { attrs: change_attrs(style.attrs), ..style };
+        // The attributes changed are ones a packed id holds: a default or packed style stays one.
+        let mut fixed = |old: u32| change(if old == 0 { Style::default() } else { Style::unpack(old) }).fixed_id();
         let rectangle = self.modes.rectangle_extent;
         for y in r.top..=r.bottom {
             let start = if rectangle || y == r.top { r.left } else { 0 };
             let end = if rectangle || y == r.bottom { r.right } else { self.cols - 1 };
-            for x in start..=end {
-                let line = self.grid().row_ref(y);
-                let cell = line[x];
-                let style = change(line.style(cell));
-                let id = self.grid_mut().intern_at(y, &style);
-                self.grid_mut().row_mut(y)[x] = cell.with_style(id);
-            }
+            self.grid_mut().restyle(y, start, end + 1, None, &mut fixed, &change);
             self.touch(y, start, end + 1);
         }
     }
