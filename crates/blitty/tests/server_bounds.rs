@@ -112,16 +112,21 @@ impl Raw {
         sock.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
         let mut raw =
             Raw { sock, frames: Frames::default(), screen: blitty_vt::Terminal::new(cols as usize, rows as usize) };
-        assert!(raw.wait_screen(|_| true, Duration::from_secs(30)), "no first frame from session {name}");
+        assert!(raw.wait_frames(true, |_| true, Duration::from_secs(30)), "no first frame from session {name}");
         raw
     }
 
     /// Reads frames until `ok` holds for the screen's text, or `limit` passes; whether it held.
-    fn wait_screen(&mut self, mut ok: impl FnMut(&str) -> bool, limit: Duration) -> bool {
+    fn wait_screen(&mut self, ok: impl FnMut(&str) -> bool, limit: Duration) -> bool {
+        self.wait_frames(false, ok, limit)
+    }
+
+    /// As `wait_screen`; with `new`, what `ok` is asked of must include a frame not seen yet.
+    fn wait_frames(&mut self, new: bool, mut ok: impl FnMut(&str) -> bool, limit: Duration) -> bool {
         let deadline = Instant::now() + limit;
+        let mut got = !new;
         let mut buf = vec![0u8; 65536];
         loop {
-            let mut got = false;
             while let Ok(Some(m)) = self.frames.next_msg() {
                 match m {
                     Msg::Output(b) => {
