@@ -93,11 +93,31 @@ fn word<T: clap::ValueEnum>(w: &Option<String>) -> Option<T> {
     w.as_deref().and_then(|w| T::from_str(w, false).ok())
 }
 
-/// Runs the console (or --fastport) and returns the exit status to leave with.
-pub fn run(args: Args) -> Result<i32> {
-    let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
-    // A device argument without a '/' that names a profile is that profile.
-    let name = args.device.to_string_lossy().into_owned();
+/// The line settings given on a command line (each `None` when not given).
+#[derive(Default)]
+pub struct LineArgs {
+    pub baud: Option<u32>,
+    pub databits: Option<u8>,
+    pub parity: Option<ParityArg>,
+    pub stopbits: Option<u8>,
+    pub flow: Option<FlowArg>,
+    pub vmin: Option<u8>,
+    pub vtime: Option<u8>,
+}
+
+/// A serial line as a device argument names it: the device, its settings, and the config
+/// file's `[serial]` keys that apply (a profile's over the section's).
+pub struct Line {
+    pub device: PathBuf,
+    pub settings: Settings,
+    pub file: config::Serial,
+}
+
+/// Resolves `device` (a path, or the name of a profile in the config file: a name without a
+/// `/`) and its settings: each from `given`, else the profile, else the config file's
+/// `[serial]`, else the default. `blitty serial` and `blitty new --serial` both take a line so.
+pub fn line(cfg: &config::Config, device: &std::path::Path, given: &LineArgs) -> Result<Line> {
+    let name = device.to_string_lossy().into_owned();
     let profile = (!name.contains('/')).then(|| cfg.profiles.get(&name)).flatten();
     let file = match profile {
         Some(p) => p.over(&cfg.serial),
@@ -105,8 +125,43 @@ pub fn run(args: Args) -> Result<i32> {
     };
     let device = match profile {
         Some(p) => p.device.clone().ok_or_else(|| anyhow!("the config file's profile {name} names no device"))?,
-        None => args.device.clone(),
+        None => device.to_path_buf(),
     };
+    let parity = match given.parity.or_else(|| word(&file.parity)).unwrap_or(ParityArg::None) {
+        ParityArg::None => Parity::None,
+        ParityArg::Odd => Parity::Odd,
+        ParityArg::Even => Parity::Even,
+    };
+    let flow = match given.flow.or_else(|| word(&file.flow)).unwrap_or(FlowArg::None) {
+        FlowArg::None => Flow::None,
+        FlowArg::Soft => Flow::Soft,
+        FlowArg::Hard => Flow::Hard,
+    };
+    let settings = Settings {
+        baud: given.baud.or(file.baud).unwrap_or(115_200),
+        data_bits: given.databits.or(file.databits).unwrap_or(8),
+        parity,
+        stop_bits: given.stopbits.or(file.stopbits).unwrap_or(1),
+        flow,
+        vmin: given.vmin.unwrap_or(1),
+        vtime: given.vtime.unwrap_or(0),
+    };
+    Ok(Line { device, settings, file })
+}
+
+/// Runs the console (or --fastport) and returns the exit status to leave with.
+pub fn run(args: Args) -> Result<i32> {
+    let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
+    let given = LineArgs {
+        baud: args.baud,
+        databits: args.databits,
+        parity: args.parity,
+        stopbits: args.stopbits,
+        flow: args.flow,
+        vmin: args.vmin,
+        vtime: args.vtime,
+    };
+    let Line { device, settings, file } = line(&cfg, &args.device, &given)?;
     let map_text = args.map.clone().or(file.map.clone()).unwrap_or_default();
     let map = Map::parse(&map_text).map_err(|e| anyhow!("--map: {e}"))?;
     if args.fastport {
@@ -115,25 +170,6 @@ pub fn run(args: Args) -> Result<i32> {
         println!("{stty}");
         return Ok(0);
     }
-    let parity = match args.parity.or_else(|| word(&file.parity)).unwrap_or(ParityArg::None) {
-        ParityArg::None => Parity::None,
-        ParityArg::Odd => Parity::Odd,
-        ParityArg::Even => Parity::Even,
-    };
-    let flow = match args.flow.or_else(|| word(&file.flow)).unwrap_or(FlowArg::None) {
-        FlowArg::None => Flow::None,
-        FlowArg::Soft => Flow::Soft,
-        FlowArg::Hard => Flow::Hard,
-    };
-    let settings = Settings {
-        baud: args.baud.or(file.baud).unwrap_or(115_200),
-        data_bits: args.databits.or(file.databits).unwrap_or(8),
-        parity,
-        stop_bits: args.stopbits.or(file.stopbits).unwrap_or(1),
-        flow,
-        vmin: args.vmin.unwrap_or(1),
-        vtime: args.vtime.unwrap_or(0),
-    };
     let status = blitty_io::console::run(blitty_io::console::Options {
         device,
         settings,

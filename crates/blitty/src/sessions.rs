@@ -179,23 +179,38 @@ pub fn new(args: NewArgs) -> Result<i32> {
         need_terminal()?;
     }
     let vty = match &args.serial {
-        Some(dev) => VtySpec::Serial {
-            device: bytes(dev),
-            baud: args.baud.or(cfg.serial.baud).unwrap_or(115_200),
-            data_bits: args.databits.or(cfg.serial.databits).unwrap_or(8),
-            parity: match args.parity.unwrap_or(ParityArg::None) {
-                ParityArg::None => 0,
-                ParityArg::Odd => 1,
-                ParityArg::Even => 2,
-            },
-            stop_bits: args.stopbits.or(cfg.serial.stopbits).unwrap_or(1),
-            flow: match args.flow.unwrap_or(FlowArg::None) {
-                FlowArg::None => 0,
-                FlowArg::Soft => 1,
-                FlowArg::Hard => 2,
-            },
-            lock: !args.no_lock && cfg.serial.lock.unwrap_or(true),
-        },
+        // The line as `blitty serial` takes it: the options, else a profile or the config
+        // file's [serial] keys, else the defaults.
+        Some(dev) => {
+            let given = crate::serial::LineArgs {
+                baud: args.baud,
+                databits: args.databits,
+                parity: args.parity,
+                stopbits: args.stopbits,
+                flow: args.flow,
+                vmin: None,
+                vtime: None,
+            };
+            let line = crate::serial::line(&cfg, dev, &given)?;
+            let s = line.settings;
+            VtySpec::Serial {
+                device: bytes(&line.device),
+                baud: s.baud,
+                data_bits: s.data_bits,
+                parity: match s.parity {
+                    blitty_io::serial::Parity::None => 0,
+                    blitty_io::serial::Parity::Odd => 1,
+                    blitty_io::serial::Parity::Even => 2,
+                },
+                stop_bits: s.stop_bits,
+                flow: match s.flow {
+                    blitty_io::serial::Flow::None => 0,
+                    blitty_io::serial::Flow::Soft => 1,
+                    blitty_io::serial::Flow::Hard => 2,
+                },
+                lock: !args.no_lock && line.file.lock.unwrap_or(true),
+            }
+        }
         None => VtySpec::Program {
             argv: args.command.iter().map(|a| a.as_bytes().to_vec()).collect(),
             cwd: std::env::current_dir().map(|d| bytes(&d)).unwrap_or_default(),

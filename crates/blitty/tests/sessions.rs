@@ -441,6 +441,35 @@ fn another_user_is_refused() {
     assert!(s.run(&["kill", "mine"]).status.success());
 }
 
+/// `blitty new --serial` takes a line as `blitty serial` does: a profile's device and baud
+/// rate, and the config file's stop bits and flow control. (A pty stands in for the line: it
+/// keeps 8 bits and no parity whatever is asked, so parity cannot be seen there; it goes the
+/// same way as the stop bits.)
+#[test]
+fn a_serial_vty_follows_the_config_files_profile_and_serial_keys() {
+    let s = Server::new("serial-config");
+    let (master, port) = blitty_io::pty::pair().expect("a pty");
+    std::fs::write(
+        s.dir.join("blitty.toml"),
+        format!(
+            "[serial]\nparity = \"even\"\nstopbits = 2\nflow = \"soft\"\n[serial.profiles.board]\ndevice = \"{}\"\nbaud = 57600\n",
+            port.display()
+        ),
+    )
+    .unwrap();
+    let conf = s.dir.join("blitty.toml").display().to_string();
+    let out = s.run(&["new", "-d", "-s", "board", "--config", &conf, "--serial", "board"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ls = s.wait_ls("57600 baud");
+    assert!(ls.contains(&format!("{} 57600 baud", port.display())), "the profile's device and rate: {ls}");
+    // The line's settings as the server set them.
+    let t = rustix::termios::tcgetattr(&master).expect("termios of the line");
+    use rustix::termios::{ControlModes, InputModes};
+    assert!(t.control_modes.contains(ControlModes::CSTOPB), "two stop bits: {:?}", t.control_modes);
+    assert!(t.input_modes.contains(InputModes::IXON), "soft flow control: {:?}", t.input_modes);
+    assert!(s.run(&["kill", "board"]).status.success());
+}
+
 #[test]
 fn a_serial_vty_survives_its_device_going_away_and_coming_back() {
     assert!(tmux_available(), "tmux is needed");
