@@ -102,7 +102,7 @@ fn plain_lines(bytes: usize) -> Vec<u8> {
     out
 }
 
-fn plain() {
+fn plain(bounded: bool) {
     let text = plain_lines(64 << 20);
     let mb = text.len() as f64 / 1e6;
     for round in 0..5 {
@@ -114,21 +114,94 @@ fn plain() {
         let feed = mb / start.elapsed().as_secs_f64();
         let feed_cpu = mb / (cpu_time() - cpu);
         println!("round {round}: feed {feed:7.0} MB/s ({feed_cpu:.0} MB/s of CPU time)");
+        if bounded {
+            bounded_round(&text, mb);
+        }
     }
+}
+
+/// The plain text again, fed as an event loop would: each 64 KiB read in turns of
+/// `WORK_PER_TURN`.
+fn bounded_round(text: &[u8], mb: f64) {
+    let mut t = Terminal::new(80, 24);
+    let (start, cpu) = (Instant::now(), cpu_time());
+    let mut turns = 0;
+    for chunk in text.chunks(64 << 10) {
+        let mut at = 0;
+        while at < chunk.len() {
+            at += t.feed_bounded(&chunk[at..], blitty_vt::WORK_PER_TURN);
+            turns += 1;
+        }
+    }
+    let rate = mb / start.elapsed().as_secs_f64();
+    let rate_cpu = mb / (cpu_time() - cpu);
+    println!("         feed_bounded {rate:7.0} MB/s ({rate_cpu:.0} MB/s of CPU time), {turns} turns");
 }
 
 fn main() {
     let only = std::env::args().nth(2);
     match std::env::args().nth(1).as_deref() {
-        Some("plain") => plain(),
+        Some("plain") => plain(true),
         Some("ops") => ops(only.as_deref()),
+        // For counting instructions (valgrind): the text made and fed once, or only made.
+        Some(how @ ("feed-once" | "bounded-once" | "make-only")) => {
+            let text = plain_lines(std::env::args().nth(2).and_then(|m| m.parse().ok()).unwrap_or(8) << 20);
+            let mut t = Terminal::new(80, 24);
+            for chunk in text.chunks(64 << 10) {
+                match how {
+                    "feed-once" => t.feed(chunk),
+                    "bounded-once" => bounded_chunk(&mut t, chunk),
+                    _ => {}
+                }
+            }
+            println!("{}", t.screen().row_text(0).len());
+        }
+        Some("turns") => turns(),
         Some("one") => {
             let args: Vec<String> = std::env::args().collect();
             one(&args[2], args[3] == "filled", args[4].parse().expect("a count"));
         }
         _ => {
             ops(None);
-            plain();
+            plain(true);
+        }
+    }
+}
+
+fn bounded_chunk(t: &mut Terminal, chunk: &[u8]) {
+    let mut at = 0;
+    while at < chunk.len() {
+        at += t.feed_bounded(&chunk[at..], blitty_vt::WORK_PER_TURN);
+    }
+}
+
+/// What a turn of `WORK_PER_TURN` costs: plain text at 80x24, and floods of the rectangle
+/// operations and margin scrolls on the largest screen (blank and every cell in a colour of
+/// its own), in milliseconds of CPU a turn.
+fn turns() {
+    let budget = blitty_vt::WORK_PER_TURN;
+    let text = plain_lines(64 << 20);
+    let mut t = Terminal::new(80, 24);
+    let (cpu, mut turns, mut at) = (cpu_time(), 0, 0);
+    while at < text.len() {
+        at += t.feed_bounded(&text[at..], budget);
+        turns += 1;
+    }
+    let ms = (cpu_time() - cpu) * 1000.0 / turns as f64;
+    println!("plain text 80x24                     {ms:7.3} ms a turn, {} bytes a turn", text.len() / turns);
+    for &(name, setup, seq) in CASES {
+        for filled in [false, true] {
+            let mut t = if filled { full_screen() } else { Terminal::with_scrollback(MAX_COLS, MAX_ROWS, 1000) };
+            t.feed(setup.as_bytes());
+            let stream = seq.repeat(40).into_bytes();
+            let (cpu, mut turns, mut at) = (cpu_time(), 0, 0);
+            while at < stream.len() {
+                at += t.feed_bounded(&stream[at..], budget);
+                turns += 1;
+            }
+            let ms = (cpu_time() - cpu) * 1000.0 / turns as f64;
+            let state = if filled { "filled" } else { "blank" };
+            println!("{name:30} {state:6} {ms:7.3} ms a turn, {:.1} sequences a turn", 40.0 / turns as f64);
         }
     }
 }

@@ -196,6 +196,8 @@ pub struct Grid {
     scratch: Vec<Cell>,
     style_map: Vec<u32>,
     scratch_styles: Vec<Style>,
+    /// Work done, in cells (and style entries) touched: see [`Grid::work`].
+    work: u64,
     /// Calls of `intern`: the tests' measure of the style work an operation does per cell.
     #[cfg(test)]
     pub(crate) style_ops: u64,
@@ -232,6 +234,11 @@ impl std::ops::Deref for Line<'_> {
 /// goes into history (see `Grid::settle_styles`).
 const SPARE_STYLES_WORTH_KEEPING: usize = 8;
 
+/// The work of a style entry copied, changed or compacted, in cells: an entry is 20 bytes to a
+/// cell's 8, and is read through a map or changed where a cell is copied (a DECCARA of a screen
+/// whose every cell has a colour of its own took eight times a blank screen's time a cell).
+const STYLE_WORK: u64 = 4;
+
 /// Default blanks, as many as the widest row (`term::MAX_COLS`), to clear rows from.
 static BLANK_ROW: [Cell; crate::term::MAX_COLS] = [Cell::blank(0); crate::term::MAX_COLS];
 
@@ -264,6 +271,7 @@ impl Grid {
             scratch: Vec::new(),
             style_map: Vec::new(),
             scratch_styles: Vec::new(),
+            work: 0,
             #[cfg(test)]
             style_ops: 0,
         };
@@ -288,6 +296,23 @@ impl Grid {
 
     pub fn history_cap(&self) -> usize {
         self.history_cap
+    }
+
+    /// The work the grid has done since it was made: cells written, cleared or moved, and
+    /// style entries copied or changed (each four cells' worth: `STYLE_WORK`), with a scroll of
+    /// a line costing a row (a ring turn) plus the rows of a region it moves. What [`crate::Terminal::feed_bounded`] bounds a turn by, with the
+    /// screen's own.
+    #[inline]
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    /// The work of scrolling rows `top..=bottom` by a line: a row cleared, and the region's
+    /// rows moved in the ring unless it is the whole screen (then the ring turns).
+    #[inline(always)]
+    fn line_scroll_work(&self, top: usize, bottom: usize) -> u64 {
+        let moved = if top == 0 && bottom + 1 == self.rows { 0 } else { bottom + 1 - top };
+        (self.cols + moved) as u64
     }
 
     /// Bytes held by cells, row bookkeeping, style lists and ids (for memory reports).
@@ -359,6 +384,7 @@ impl Grid {
             return;
         }
         let start = id as usize * self.cols;
+        self.work += len as u64 * STYLE_WORK + self.cols as u64;
         // The entries the cells use, then their new ids in the list's order: done in place,
         // with the map the span operations reuse, so that compacting allocates nothing.
         let mut new_id = std::mem::take(&mut self.style_map);
@@ -400,6 +426,7 @@ impl Grid {
         if let Some(fixed) = style.fixed_id() {
             return fixed;
         }
+        self.work += STYLE_WORK;
         let list = &mut self.styles[id as usize];
         debug_assert!(list.len() < style_list_cap(self.cols));
         list.push(*style);
@@ -698,6 +725,7 @@ impl Grid {
     /// Marks every visible row wholly written (after a change of every cell: `used` widens to
     /// the edge).
     pub fn damage_all(&mut self) {
+        self.work += self.rows as u64;
         for y in 0..self.rows {
             self.touch(y, 0, self.cols);
         }
@@ -714,6 +742,7 @@ impl Grid {
     /// the rows are cleared without asking (`reset_row_default`).
     #[inline(always)]
     fn scroll_up_line<const DEFAULT: bool>(&mut self, top: usize, bottom: usize, blank: &Style, save: bool) {
+        self.work += self.line_scroll_work(top, bottom);
         if save && top == 0 && self.history_cap > 0 {
             // [.. h, v0, v1 .. vb, vb+1 ..] -> [.. h, v0 | v1 .. vb, NEW, vb+1 ..]
             self.settle_styles(self.visible_id(0));
@@ -860,7 +889,8 @@ impl Grid {
     /// whole lines (`Screen::print_whole_lines`), where it is a line's LF and the next line's
     /// text. While the history fills, the same in one step over a new row of the slab
     /// ([`Self::grow_in_line`]). Returns false, having done nothing, when no history is kept,
-    /// or when a row freed earlier would be the new one.
+    /// or when a row freed earlier would be the new one. The caller counts the work (a row
+    /// for the scroll, and the text's cells: [`Self::work`]), once for a run of lines.
     #[inline(always)]
     pub fn scroll_in_line(&mut self, text: &[u8], style: u32) -> bool {
         debug_assert!(text.len() <= self.cols && (style == 0 || style & PACKED != 0));
@@ -920,6 +950,7 @@ impl Grid {
         // The two halves written out rather than through `take_oldest` and `put_bottom`: the
         // calls changed how this inlines into its callers, and plain text took 2% more
         // instructions (10.01 -> 10.21 a byte; long lines 8.92 -> 9.07).
+        self.work += self.cols as u64;
         self.settle_styles(self.visible_id(0));
         let id = self.lines.pop_front().expect("lines hold at least the screen");
         self.reset_row(id, blank);
@@ -993,6 +1024,7 @@ impl Grid {
 
     #[cold]
     fn settle_styles_cold(&mut self, id: u32) {
+        self.work += self.styles[id as usize].len() as u64 * STYLE_WORK;
         if self.styles[id as usize].len() > self.cols {
             self.compact_styles(id);
         }
@@ -1021,6 +1053,7 @@ impl Grid {
     pub fn scroll_down(&mut self, top: usize, bottom: usize, n: usize, blank: &Style) {
         let n = n.min(bottom + 1 - top);
         let were_dirty = self.known_dirty(top, bottom);
+        self.work += n as u64 * self.line_scroll_work(top, bottom);
         for _ in 0..n {
             let base = self.lines.len() - self.rows;
             let id = self.lines.remove(base + bottom).expect("row inside the screen");
@@ -1054,8 +1087,7 @@ impl Grid {
     /// Scrolls the rectangle `r` up (`up`) or down by `n` by moving cells: the path for
     /// scrolls inside left/right margins (DECSLRM). Each row is written once, from the row `n`
     /// below (above) it, in the order that reads every source row before it is written.
-    /// Returns the cells written.
-    pub fn scroll_rect(&mut self, r: Region, up: bool, n: usize, blank: &Style) -> usize {
+    pub fn scroll_rect(&mut self, r: Region, up: bool, n: usize, blank: &Style) {
         let Region { top, bottom, left, right } = r;
         let h = bottom + 1 - top;
         let n = n.min(h);
@@ -1071,10 +1103,10 @@ impl Grid {
             } else {
                 let blank = self.blank_at(y, blank);
                 self.row_mut(y)[left..=right].fill(blank);
+                self.work += w as u64;
             }
             self.touch(y, left, right + 1);
         }
-        h * w
     }
 
     /// Copies cells `from..from + n` of visible row `sy` to columns `to..to + n` of visible row
@@ -1098,6 +1130,8 @@ impl Grid {
         edit: impl FnOnce(&mut [Cell]),
     ) -> (usize, usize) {
         let cols = self.cols;
+        // A cell copied touches two: the one read and the one written.
+        self.work += 2 * n as u64;
         let (sid, did) = (self.visible_id(sy) as usize, self.visible_id(dy) as usize);
         let (src, dst) = (sid * cols + from..sid * cols + from + n, did * cols + to..did * cols + to + n);
         if sid == did {
@@ -1166,6 +1200,7 @@ impl Grid {
         let mut list = std::mem::take(&mut self.scratch_styles);
         list.clear();
         list.extend_from_slice(&self.styles[sid]);
+        self.work += list.len() as u64 * STYLE_WORK + (cols - n) as u64;
         let mut old = std::mem::replace(&mut self.styles[did], list);
         let mut map = std::mem::take(&mut self.style_map);
         map.clear();
@@ -1207,6 +1242,7 @@ impl Grid {
     ) {
         let cols = self.cols;
         let id = self.visible_id(y);
+        self.work += (end - start) as u64;
         // Room for one new entry a cell, so that interning below never compacts the list
         // (which would renumber the cells not yet visited).
         if self.styles[id as usize].len() + (end - start) > style_list_cap(cols) {
@@ -1218,6 +1254,7 @@ impl Grid {
         if start == 0 && end == cols {
             // Every cell of the row: each entry of its list is changed in place, and the cells
             // keep their ids (but those whose style became a fixed one).
+            self.work += self.styles[id as usize].len() as u64 * STYLE_WORK;
             for (i, style) in self.styles[id as usize].iter_mut().enumerate() {
                 let new = f(*style);
                 map[i] = match new.fixed_id() {
@@ -1267,6 +1304,7 @@ impl Grid {
 
     /// Clears every visible row to `blank`.
     pub fn clear_rows(&mut self, top: usize, bottom: usize, blank: &Style) {
+        self.work += ((bottom + 1 - top) * self.cols) as u64;
         for y in top..=bottom {
             let id = self.visible_id(y);
             self.reset_row(id, blank);
@@ -1276,6 +1314,7 @@ impl Grid {
     /// Drops all history (ED 3).
     pub fn clear_history(&mut self) {
         self.anchor = None;
+        self.work += self.history_len() as u64;
         while self.history_len() > 0 {
             let id = self.lines.pop_front().expect("history is not empty");
             self.free.push(id);

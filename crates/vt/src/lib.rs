@@ -28,5 +28,5 @@ pub use grid::{Line, LineSize};
 pub use style::{Attrs, Color, Style, Underline};
 pub use term::{
     default_indexed, parse_color, Cursor, CursorShape, Modes, MouseEncoding, MouseTracking, Palette, Protection, Rgb,
-    Screen, Terminal, MAX_TITLE_STACK,
+    Screen, Terminal, MAX_TITLE_STACK, WORK_PER_TURN,
 };

@@ -94,6 +94,22 @@ pub trait Perform {
     }
     /// VT52's direct cursor address, ESC Y with its two bytes (each the row or column plus 32).
     fn vt52_position(&mut self, _row: u8, _col: u8) {}
+    /// The work done so far besides the bytes parsed (a count that only grows, in cells
+    /// touched): what [`Parser::advance_bounded`] bounds. The default counts none.
+    fn work(&self) -> u64 {
+        0
+    }
+    /// How many printable ASCII characters, given to [`Perform::print_ascii`] now, would each
+    /// add exactly one to [`Perform::work`] (no wrap, no insertion); at least 1. Where
+    /// [`Parser::advance_bounded`] cuts runs of text. The default: any number.
+    fn text_room(&self) -> usize {
+        usize::MAX
+    }
+    /// At most the work [`Perform::print_lines`] adds for one line besides its bytes and the
+    /// cells of its text (its scroll). The default: none, for a screen that takes no lines.
+    fn line_work(&self) -> u64 {
+        0
+    }
 }
 
 /// CSI/DCS parameters: numbers separated by `;`, sub-parameters by `:`. An empty parameter
@@ -313,6 +329,35 @@ fn parse_short_sgr(bytes: &[u8]) -> Option<(Option<u16>, usize)> {
     Some((Some(high as u16 * 10 + low as u16), 3))
 }
 
+/// Bounded ([`Parser::advance_bounded`]): how many bytes of text from `bytes[i]` can be written
+/// at once without reaching `limit` before their last byte. Text costs at most two units a byte
+/// (the byte and a cell), so half of what is left, rounded up: at least 1.
+#[inline]
+fn text_cap<P: Perform>(p: &P, i: usize, limit: u64) -> usize {
+    let left = limit.saturating_sub(p.work().saturating_add(i as u64));
+    usize::try_from(left.div_ceil(2)).unwrap_or(usize::MAX).max(1)
+}
+
+/// Bounded: whether work of up to `work` more, after the `i` bytes taken, stays below `limit`.
+#[inline]
+fn below<P: Perform>(p: &P, i: usize, limit: u64, work: u64) -> bool {
+    p.work().saturating_add(i as u64).saturating_add(work) < limit
+}
+
+/// Bounded: how many of the `n` printable ASCII bytes from `bytes[i]` to write at once. All of
+/// them when they cannot reach `limit` whatever they do (a character costs at most its byte,
+/// its cell and a line's work: a wrap's scroll, an insertion's shift); else a piece that
+/// neither wraps nor shifts ([`Perform::text_room`]), two units a character, that reaches the
+/// limit at its last byte if at all ([`text_cap`]).
+#[inline]
+fn run_cap<P: Perform>(p: &P, i: usize, limit: u64, n: usize) -> usize {
+    let left = limit.saturating_sub(p.work().saturating_add(i as u64));
+    if (n as u64).saturating_mul(2 + p.line_work()) < left {
+        return n;
+    }
+    text_cap(p, i, limit).min(p.text_room().max(1))
+}
+
 /// An instance of the state machine's states (named as on vt100.net).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -386,17 +431,60 @@ impl Parser {
 
     /// Feeds `bytes` through the state machine into `p`.
     pub fn advance<P: Perform>(&mut self, p: &mut P, bytes: &[u8]) {
+        self.run::<P, false>(p, bytes, 0);
+    }
+
+    /// Feeds bytes from the start of `bytes` as [`Self::advance`] would, stopping at the first
+    /// point between two bytes where the work done since the call (one a byte, plus what
+    /// [`Perform::work`] counts) has reached `budget`: returns how many bytes it took, all of
+    /// them when the budget was not reached, and at least one of a non-empty `bytes`. What is
+    /// left is fed later as the rest of the same stream (the state is kept).
+    ///
+    /// The point is found without going past it: a byte costs at least a unit, so the budget
+    /// is reached within the next `r` bytes when `r` units are left, and each step (a control
+    /// function, a run of text) sees no more of the buffer than those; a run of printable
+    /// ASCII is cut where its cells could reach the budget (two units a character) or wrap
+    /// ([`Perform::text_room`]); whole lines are taken at once ([`Perform::print_lines`]) only
+    /// as many as cannot reach it ([`Perform::line_work`]). A step is not divided: one that
+    /// does much (a rectangle operation, a collection) ends where it ends.
+    pub fn advance_bounded<P: Perform>(&mut self, p: &mut P, bytes: &[u8], budget: u64) -> usize {
+        let limit = p.work().saturating_add(budget);
+        self.run::<P, true>(p, bytes, limit)
+    }
+
+    /// [`Self::advance`], and with `BOUNDED` [`Self::advance_bounded`] until [`Perform::work`]
+    /// plus the bytes taken reaches `limit`: the same loop, its bounded steps compiled out of
+    /// the unbounded one.
+    #[inline(always)]
+    fn run<P: Perform, const BOUNDED: bool>(&mut self, p: &mut P, all: &[u8], limit: u64) -> usize {
         let mut i = 0;
-        while i < bytes.len() {
+        // A byte that did not continue a UTF-8 sequence is read again after the sequence's
+        // U+FFFD: that U+FFFD is the byte's work (fed only up to the byte before, it is not
+        // printed yet), so no stop comes between.
+        let mut reread = false;
+        while i < all.len() {
+            let bytes = if BOUNDED {
+                let done = p.work().saturating_add(i as u64);
+                if i > 0 && !reread && done >= limit {
+                    return i;
+                }
+                // The budget is reached within the next `left` bytes: no step sees past them.
+                let left = usize::try_from(limit.saturating_sub(done).max(1)).unwrap_or(usize::MAX);
+                &all[..all.len().min(i.saturating_add(left))]
+            } else {
+                all
+            };
             if self.utf8_need > 0 {
-                if self.utf8_continue(p, bytes[i]) {
+                reread = !self.utf8_continue(p, bytes[i]);
+                if !reread {
                     i += 1;
                 }
                 continue;
             }
+            reread = false;
             match self.state {
                 State::Ground => {
-                    i = self.ground(p, bytes, i);
+                    i = self.ground::<P, BOUNDED>(p, bytes, i, limit);
                     continue;
                 }
                 State::Vt52Row | State::Vt52Col => {
@@ -425,6 +513,7 @@ impl Parser {
                 self.utf8_start(p, b);
             }
         }
+        i
     }
 
     /// The ground state from `bytes[i]`: text, controls, and escape and control sequences
@@ -432,11 +521,26 @@ impl Parser {
     /// the end of `bytes`, or having handed a sequence the buffer cuts (or one of the rarer
     /// forms: strings, controls inside a sequence) to the state machine, or in the middle of a
     /// UTF-8 sequence the buffer cuts. What is recognised is the same either way.
+    ///
+    /// `BOUNDED` (see [`Self::advance_bounded`]): one step at a time, runs of text cut, whole
+    /// lines taken only as many as keep the work short of `limit`.
     #[inline]
-    fn ground<P: Perform>(&mut self, p: &mut P, bytes: &[u8], mut i: usize) -> usize {
+    fn ground<P: Perform, const BOUNDED: bool>(&mut self, p: &mut P, bytes: &[u8], mut i: usize, limit: u64) -> usize {
+        let start = i;
         while let Some(&b) = bytes.get(i) {
+            if BOUNDED && i != start {
+                return i;
+            }
             if (0x20..0x7f).contains(&b) {
                 let n = scan::printable_ascii_len(&bytes[i..]);
+                if BOUNDED {
+                    let cap = run_cap(p, i, limit, n);
+                    if n > cap {
+                        p.print_ascii(&bytes[i..i + cap]);
+                        i += cap;
+                        continue;
+                    }
+                }
                 // The last letter before a UTF-8 sequence goes with that sequence to the
                 // screen's pass over text (a base and its combining marks, in decomposed
                 // text), so that it takes them in one stretch. (The last 8, as the pass joins
@@ -446,7 +550,11 @@ impl Parser {
                         p.print_ascii(&bytes[i..i + n - 1]);
                     }
                     i += n - 1;
-                    match p.print_utf8(&bytes[i..]) {
+                    // Bounded, the pass over text sees no more than keeps it short of the limit:
+                    // it writes at most a cell a byte, two units.
+                    let text =
+                        if BOUNDED { &bytes[i..bytes.len().min(i + text_cap(p, i, limit))] } else { &bytes[i..] };
+                    match p.print_utf8(text) {
                         0 => {
                             p.print_ascii(&bytes[i..i + 1]);
                             i += 1;
@@ -457,7 +565,9 @@ impl Parser {
                 }
                 p.print_ascii(&bytes[i..i + n]);
                 i += n;
-                if bytes.get(i..i + 2) == Some(b"\r\n") {
+                // Bounded, only when the CR (a byte, no cell) cannot reach the limit: the step
+                // ends with the LF if that reaches it, and goes on with as many lines as cannot.
+                if bytes.get(i..i + 2) == Some(b"\r\n") && (!BOUNDED || below(p, i, limit, 1)) {
                     // The end of a line of text, most of the time: executed here rather
                     // than by two more turns of the loop.
                     p.execute(b'\r');
@@ -465,7 +575,7 @@ impl Parser {
                     i += 2;
                     // More whole lines may follow (a flood of text): the screen takes what it
                     // can of them at once.
-                    i += p.print_lines(&bytes[i..]);
+                    i += if BOUNDED { self.bounded_lines(p, bytes, i, limit) } else { p.print_lines(&bytes[i..]) };
                 }
             } else if b == 0x1b {
                 if p.vt52() {
@@ -487,6 +597,9 @@ impl Parser {
                                 f => p.csi_dispatch(&self.params, 0, &[], f),
                             }
                             i += 2 + n;
+                            if BOUNDED {
+                                continue;
+                            }
                             // Colour-dense output: one character, the next SGR, one character,
                             // ... taken here rather than by two more turns of the loop each. (One
                             // loop for the first sequence and the rest, dispatching the same way,
@@ -538,10 +651,15 @@ impl Parser {
                     p.execute(b);
                 }
                 i += 1;
+                if BOUNDED && b == b'\n' {
+                    i += self.bounded_lines(p, bytes, i, limit);
+                }
             } else if b == 0x7f {
                 p.delete();
                 i += 1;
-            } else if let took @ 1.. = p.print_utf8(&bytes[i..]) {
+            } else if let took @ 1.. =
+                p.print_utf8(if BOUNDED { &bytes[i..bytes.len().min(i + text_cap(p, i, limit))] } else { &bytes[i..] })
+            {
                 // Text the screen wrote in one pass.
                 i += took;
             } else if let Some((c, len)) = decode_whole(&bytes[i..]) {
@@ -558,6 +676,25 @@ impl Parser {
             }
         }
         i
+    }
+
+    /// After an LF, bounded: the whole lines of plain text at `bytes[i..]` that
+    /// [`Perform::print_lines`] takes, as many as cannot reach `limit` (each costs its bytes,
+    /// a cell a byte of text and at most [`Perform::line_work`]); the rest come the general
+    /// way, step by step. Returns the bytes taken.
+    fn bounded_lines<P: Perform>(&mut self, p: &mut P, bytes: &[u8], i: usize, limit: u64) -> usize {
+        let done = p.work().saturating_add(i as u64);
+        if done >= limit || i >= bytes.len() {
+            return 0;
+        }
+        // `s` bytes of lines (at least 2 a line) cost at most 2s + s/2 line_work: under the
+        // half of what is left with s = left / (4 + line_work).
+        let left = limit - done;
+        let s = usize::try_from(left / (4 + p.line_work())).unwrap_or(usize::MAX);
+        if s < 2 {
+            return 0;
+        }
+        p.print_lines(&bytes[i..bytes.len().min(i.saturating_add(s))])
     }
 
     /// The state machine alone, one byte at a time, with none of the shortcuts above: what the

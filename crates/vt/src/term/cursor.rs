@@ -249,7 +249,8 @@ impl Screen {
         }
         let stop = self.forward_stop();
         let mut x = self.cursor.x.min(stop);
-        for _ in 0..n {
+        // Once at the stop, the rest of `n` (up to 65,535) moves nothing.
+        for _ in 0..n.min(stop + 1 - x.min(stop)) {
             while x < stop {
                 x += 1;
                 if self.tabs[x] {
@@ -269,7 +270,7 @@ impl Screen {
     pub(crate) fn tab_backward(&mut self, n: usize) {
         let stop = if self.modes.origin { self.left } else { 0 };
         let mut x = self.cursor.x;
-        for _ in 0..n {
+        for _ in 0..n.min(x.saturating_sub(stop) + 1) {
             while x > stop {
                 x -= 1;
                 if self.tabs[x] {

@@ -237,4 +237,20 @@ impl Perform for Screen {
         self.last_char = None;
         self.request_setting(data);
     }
+
+    #[inline]
+    fn work(&self) -> u64 {
+        Screen::work(self)
+    }
+
+    fn text_room(&self) -> usize {
+        Screen::text_room(self)
+    }
+
+    fn line_work(&self) -> u64 {
+        // A line's scroll: a row cleared and the rows of a region moved (cols + rows), the
+        // row going into history settling its list of styles (compacted, then copied: twice a
+        // list of at most twice the width and 8, four units an entry, and the row's cells).
+        (18 * self.cols + self.rows + 64) as u64
+    }
 }

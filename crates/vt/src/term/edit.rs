@@ -126,6 +126,7 @@ impl Screen {
         }
         let right = self.right;
         let n = n.min(right + 1 - x);
+        self.work += (right + 1 - x) as u64;
         let blank = self.blank_cell(y);
         // Only the cells from the cursor to the right margin move: a wide character the left
         // margin cuts, left of the cursor, stays (as in xterm); one the cursor cuts is blanked
@@ -150,6 +151,7 @@ impl Screen {
         }
         let right = self.right;
         let n = n.min(right + 1 - x);
+        self.work += (right + 1 - x) as u64;
         let blank = self.blank_cell(y);
         // As in `insert_blanks`: the cells from the cursor move.
         self.grid_mut().split_wide_at_margins(y, x, right);
@@ -171,6 +173,7 @@ impl Screen {
         if start >= end {
             return;
         }
+        self.work += (end - start) as u64;
         let blank = self.blank_cell(y);
         let line = self.grid().row_ref(y);
         let kept: Vec<bool> = if keep {
@@ -332,6 +335,7 @@ impl Screen {
         self.left = 0;
         self.right = self.cols - 1;
         let rows = self.rows;
+        self.work += (rows * self.cols) as u64;
         let grid = self.grid_mut();
         for y in 0..rows {
             grid.row_mut(y).fill(Cell::ascii(b'E', 0));

@@ -59,6 +59,16 @@ pub const MAX_SCROLLBACK: usize = 100_000;
 pub const MAX_COLS: usize = 2048;
 /// The tallest screen, in rows: more than an 8192-pixel-tall display shows with an 8-pixel font.
 pub const MAX_ROWS: usize = 1024;
+/// A turn's budget for [`Terminal::feed_bounded`], in its units of work (a byte parsed, a cell
+/// touched): a millisecond or two of the engine's time. Measured (`examples/cost.rs turns`, on
+/// the two shared cores this was written on): plain text at 80x24 costs about four units a byte
+/// (the byte, its cell, and a row for each line's scroll), so a turn takes 550 KB of it in
+/// 1.2 ms; a flood of DECFRA over the whole of the largest screen (2048x1024, two million
+/// cells) takes one sequence a turn, 2.1 ms. An operation is not divided, so a turn runs over
+/// the budget by at most one: on the largest screen 1-3 ms for any rectangle operation or
+/// scroll of a blank screen, up to some 20 ms where every cell has a colour of its own (a
+/// style entry each to change).
+pub const WORK_PER_TURN: u64 = 1 << 21;
 
 /// Before cells `[start, end)` of `row` are overwritten: a wide character with only one half
 /// inside loses its other half too. Returns the span actually affected.
@@ -160,6 +170,9 @@ pub struct Screen {
     /// [`Screen::collector_work`]).
     collections: u64,
     cells_scanned: u64,
+    /// Work done besides the grids' (which count their own): cells written by text, erased,
+    /// shifted or filled, and what collections scanned. See [`Screen::work`].
+    work: u64,
     /// Set while [`Terminal::feed_flood`] feeds: lines no one will see may be skipped.
     flood: bool,
     /// The host allows the reports xterm's `allowWindowOps` resource gates (see
@@ -215,6 +228,7 @@ impl Screen {
             bells: 0,
             collections: 0,
             cells_scanned: 0,
+            work: 0,
             flood: false,
             window_ops: false,
             checksum_ext: 0,
@@ -375,6 +389,15 @@ impl Screen {
         self.main.memory_bytes() + self.alt.memory_bytes() + self.tabs.capacity() + self.clusters.memory_bytes()
     }
 
+    /// The work the screen has done since it was made, in cells touched: each character's cells,
+    /// every cell an erase, an insertion, a deletion or a rectangle operation changes, a row
+    /// (plus the rows a region moves) for each line scrolled, the cells and style entries a
+    /// collection scans. A measure of the time a stream costs besides its bytes, which
+    /// [`Terminal::feed_bounded`] bounds a turn by.
+    pub(crate) fn work(&self) -> u64 {
+        self.work + self.main.work() + self.alt.work()
+    }
+
     /// Collections of the interned tables so far and the cells they scanned: the work a flood of
     /// distinct styles, clusters or links costs, which must stay proportional to what was fed.
     pub fn collector_work(&self) -> (u64, u64) {
@@ -470,6 +493,7 @@ impl Screen {
         let scanned = self.main.cells_in_use() + self.alt.cells_in_use();
         self.collections += 1;
         self.cells_scanned += scanned as u64;
+        self.work += (scanned + self.styles_len() + self.clusters.capacity() + self.links.capacity()) as u64;
         for grid in [&self.main, &self.alt] {
             grid.for_each_cell(|c| {
                 if let Some(k) = c.cluster_index().and_then(|i| clusters.get_mut(i as usize)) {
@@ -613,6 +637,25 @@ impl Terminal {
         self.parser.advance(&mut self.screen, bytes);
         #[cfg(debug_assertions)]
         self.screen.assert_integrity(integrity::Extent::Recent);
+    }
+
+    /// Parses bytes from the start of `bytes` as [`Terminal::feed`] would, stopping at the first
+    /// point (between two bytes) after which the work done since the call reaches `budget`;
+    /// returns how many bytes were consumed (`bytes.len()` when the budget was not reached),
+    /// at least one of a non-empty `bytes`. The parser's state is kept, so the caller feeds the
+    /// rest later, split anywhere: fed in such pieces, a stream leaves the same screen as fed
+    /// whole. Work is counted in units: one a byte parsed, plus the cells each operation
+    /// touched (text written, erases, scrolls within margins, rectangle operations, DECALN; a
+    /// cell copied counts its source and its destination, a style entry copied or changed four;
+    /// a scroll of the whole screen, a turn of the ring, costs about a row), plus the cells a
+    /// collection of the interned tables scans. An operation is not divided: one that touches
+    /// two million cells ends the turn it is in. For a loop that bounds one turn by the work
+    /// done rather than by bytes ([`WORK_PER_TURN`]).
+    pub fn feed_bounded(&mut self, bytes: &[u8], budget: u64) -> usize {
+        let n = self.parser.advance_bounded(&mut self.screen, bytes, budget);
+        #[cfg(debug_assertions)]
+        self.screen.assert_integrity(integrity::Extent::Recent);
+        n
     }
 
     /// Parses `bytes` into the screen as [`Terminal::feed`] does, except that whole lines of

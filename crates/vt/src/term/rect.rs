@@ -105,6 +105,7 @@ impl Screen {
             let (s, e) = self.split_wide_edges(y, r.left, r.right + 1);
             if coloured {
                 let id = self.pen_id(y);
+                self.work += (r.right + 1 - r.left) as u64;
                 self.grid_mut().row_mut(y)[r.left..=r.right].fill(fill.with_style(id));
             } else {
                 self.grid_mut().restyle(y, r.left, r.right + 1, Some(fill), &mut fixed, &take_colours);
@@ -238,6 +239,7 @@ impl Screen {
         let mode = self.checksum_ext;
         let mut total: u32 = 0;
         if let Some(r) = self.rect_at(p, 2) {
+            self.work += ((r.bottom + 1 - r.top) * (r.right + 1 - r.left)) as u64;
             let mut first = true;
             let mut text = String::new();
             for y in r.top..=r.bottom {

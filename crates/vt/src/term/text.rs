@@ -192,6 +192,16 @@ impl Screen {
         self.margin_stop()
     }
 
+    /// How many printable ASCII characters written now each write a cell, with no wrap and
+    /// no insertion: to the print area's right edge, or one while a wrap is pending or in
+    /// insert mode (`Perform::text_room`).
+    pub(crate) fn text_room(&self) -> usize {
+        if self.cursor.pending_wrap || self.modes.insert {
+            return 1;
+        }
+        (self.print_right() + 1).saturating_sub(self.cursor.x).max(1)
+    }
+
     /// [`Self::print_right`] once a row was made double size: on such a row, half the margin
     /// while the cursor is inside it, else the row's last shown column (xterm's `dotext`). A
     /// cursor right of that (CUP, CHA or HPA can put it there, and DECDWL leaves it one past)
@@ -259,6 +269,7 @@ impl Screen {
             if !old.is_wide() && !old.is_spacer() {
                 row[x] = Cell::ascii(b, style);
                 meta.touch(x, x + 1);
+                self.work += 1;
                 self.cursor.x = x + 1;
                 self.last_char = Some(b as char);
                 return;
@@ -288,6 +299,7 @@ impl Screen {
             let (s, e) = split_wide_cells(row, x, x + n);
             crate::scan::write_ascii(&mut row[x..x + n], run, style);
             meta.touch(s, e);
+            self.work += n as u64;
             self.cursor.x = x + n;
             self.last_char = Some(run[n - 1] as char);
             return;
@@ -322,12 +334,17 @@ impl Screen {
             // row, for as long as whole lines follow; the 16 MB plain workload went from 403 to
             // 321 instructions a line (-20%).
             if let (Some(style), Color::Default) = (self.pen.fixed, self.pen.style.bg) {
+                let (from, pushed) = (taken, self.main.pushed());
                 while let Some(n) = crate::scan::whole_line(&bytes[taken..], cols) {
                     if !self.main.scroll_in_line(&bytes[taken..taken + n], style) {
                         break;
                     }
                     taken += n + 2;
                 }
+                // Each line's cells (its bytes but CR LF) and its scroll, a row: counted here
+                // for them all, the lines being those pushed into the history.
+                let lines = (self.main.pushed() - pushed) as usize;
+                self.work += (taken - from + lines * cols - 2 * lines) as u64;
             }
             // The last LF: the steady state of `index`, inline (the state it tests first holds
             // for the whole stretch); `index` itself otherwise.
@@ -410,6 +427,7 @@ impl Screen {
         }
         let n = text.len();
         let style = self.pen_id(y);
+        self.work += n as u64;
         let (row, meta) = self.grid_mut().row_meta_mut(y);
         let (s, e) = split_wide_cells(row, 0, n);
         crate::scan::write_ascii(&mut row[..n], text, style);
@@ -494,6 +512,9 @@ impl Screen {
     #[inline(always)]
     fn write_run(&mut self, run: &[u8], map: impl Fn(u8) -> char, write: impl Fn(&mut [Cell], &[u8], u32)) {
         let autowrap = self.modes.autowrap;
+        // A cell a byte, whatever becomes of it (without autowrap most are written over, past a
+        // double-size row's half they are dropped): the same count however the run is cut.
+        self.work += run.len() as u64;
         let mut run = run;
         while !run.is_empty() {
             if self.cursor.pending_wrap {
@@ -567,6 +588,7 @@ impl Screen {
         let mut i = 0;
         let mut last = None;
         let mut joined_from = usize::MAX;
+        let mut marks_joined = 0;
         // The character after a run of marks, decoded and measured when the run ended.
         let mut known: Option<(char, usize, Option<usize>)> = None;
         loop {
@@ -631,6 +653,8 @@ impl Screen {
                             Err(NeedsCollection) => break,
                         }
                     }
+                    // A cell touched a mark, as `combine` counts it.
+                    marks_joined += n;
                     i = end;
                     continue;
                 }
@@ -664,6 +688,7 @@ impl Screen {
         if start < end {
             meta.touch(start, end);
         }
+        self.work += (x - x0 + marks_joined) as u64;
         self.cursor.x = x;
         if last.is_some() {
             self.last_char = last;
@@ -684,6 +709,7 @@ impl Screen {
         if width == 0 {
             return self.combine(c);
         }
+        self.work += width as u64;
         self.last_char = Some(c);
         if self.cursor.pending_wrap && self.modes.autowrap {
             self.wrap_line();
@@ -742,6 +768,7 @@ impl Screen {
     /// A zero-width character (combining mark, ZWJ, variation selector) joins the character
     /// before the cursor; with nothing before it, it is dropped.
     fn combine(&mut self, mark: char) {
+        self.work += 1;
         let (x, y) = (self.cursor.x, self.cursor.y);
         // With a wrap pending, the character before the cursor is the one under it.
         let after = x + self.cursor.pending_wrap as usize;

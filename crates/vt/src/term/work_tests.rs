@@ -343,3 +343,293 @@ fn rectangle_operations_and_margin_scrolls_change_each_style_once_a_row() {
         assert!(work <= 4 * rows as u64, "{what}: {work} styles for {rows} rows of {cols} cells");
     }
 }
+
+// ---- feed_bounded: a turn bounded by work ----
+
+/// Tokens for streams that exercise what costs work: text (whole lines, wide characters, marks),
+/// margins and scroll regions, every operation that moves or fills cells, modes that change how
+/// text is written, strings.
+const TOKENS: &[&str] = &[
+    "a",
+    "xyz",
+    "hello world",
+    "0123456789abcdefghijklmnopqrstuvwxyz",
+    "line of text\r\n",
+    "short\r\n",
+    "\r\n",
+    "\r",
+    "\n",
+    "\x08",
+    "\t",
+    " ",
+    "字",
+    "字字字",
+    "e\u{301}",
+    "\u{301}\u{302}",
+    "😀",
+    "é",
+    "\u{85}",
+    "\x1b[31m",
+    "\x1b[38;2;1;2;3m",
+    "\x1b[58:5:4m",
+    "\x1b[m",
+    "\x1b[1;4;7m",
+    "\x1b]8;;http://x/\x1b\\",
+    "\x1b]8;id=1;http://y/\x1b\\",
+    "\x1b]8;;\x1b\\",
+    "\x1b]0;title\x07",
+    "\x1b[?69h",
+    "\x1b[?69l",
+    "\x1b[2;5s",
+    "\x1b[3;9s",
+    "\x1b[2;4r",
+    "\x1b[r",
+    "\x1b[L",
+    "\x1b[3L",
+    "\x1b[M",
+    "\x1b[2M",
+    "\x1b[@",
+    "\x1b[3@",
+    "\x1b[P",
+    "\x1b[2P",
+    "\x1b[S",
+    "\x1b[2T",
+    "\x1b[3X",
+    "\x1b[J",
+    "\x1b[1J",
+    "\x1b[2J",
+    "\x1b[K",
+    "\x1b[2K",
+    "\x1b[3J",
+    "\x1b[42;1;1;9;9$x",
+    "\x1b[65;2;2$x",
+    "\x1b[1;1;3;4$z",
+    "\x1b[2;2;4;5${",
+    "\x1b[1;1;65535;65535;1;2;1;1$v",
+    "\x1b[2;2;4;6;1;1;3;1$v",
+    "\x1b[1;1;9;9;1;4$r",
+    "\x1b[2;1;4;9;7$t",
+    "\x1b[2*x",
+    "\x1b[*x",
+    "\x1b#8",
+    "\x1b#6",
+    "\x1b#3",
+    "\x1b[5b",
+    "\x1b[4h",
+    "\x1b[4l",
+    "\x1b[?7l",
+    "\x1b[?7h",
+    "\x1b[?6h",
+    "\x1b[?6l",
+    "\x1b[20h",
+    "\x1b[20l",
+    "\x1b[?1049h",
+    "\x1b[?1049l",
+    "\x1b[1\"q",
+    "\x1b[0\"q",
+    "\x1b(0",
+    "\x1b(B",
+    "\x1bN",
+    "\x1b7",
+    "\x1b8",
+    "\x1bD",
+    "\x1bM",
+    "\x1bE",
+    "\x1b[2 @",
+    "\x1b[ A",
+    "\x1b[3'}",
+    "\x1b[2'~",
+    "\x1b[6n",
+    "\x1b[H",
+    "\x1b[9999;9999H",
+    "\x1b[3;3H",
+    "\x1b[99C",
+    "\x1b[5I",
+    "\x1b[3g",
+    "\x1bc",
+];
+
+/// A random stream of `tokens` tokens, with now and then a random byte or a CSI with random
+/// parameters (some huge); with `lines`, mostly whole lines of text (which the screen takes
+/// many at a time), under and inside scroll regions.
+fn random_stream(rng: &mut Rng, tokens: usize, lines: bool) -> Vec<u8> {
+    const LINES: &[&str] =
+        &["ab\r\n", "a line\r\n", "\r\n", "wider than the screen is\r\n", "\x1b[2;3r\x1b[3H", "\x1b[r"];
+    let mut out = Vec::new();
+    for _ in 0..tokens {
+        if lines && rng.below(4) != 0 {
+            out.extend_from_slice(LINES[rng.below(LINES.len())].as_bytes());
+            continue;
+        }
+        match rng.below(12) {
+            0 => out.push(rng.next() as u8),
+            1 => {
+                out.extend_from_slice(b"\x1b[");
+                for k in 0..rng.below(5) {
+                    if k > 0 {
+                        out.push(b';');
+                    }
+                    let v = [0, 1, 2, 3, 7, 80, 65_535][rng.below(7)];
+                    out.extend_from_slice(v.to_string().as_bytes());
+                }
+                out.push(b"@ALMPSTXZbdrs"[rng.below(13)]);
+            }
+            _ => out.extend_from_slice(TOKENS[rng.below(TOKENS.len())].as_bytes()),
+        }
+    }
+    out
+}
+
+/// What a screen shows and holds, for comparing two: every cell of the history and the screen
+/// (its text, width and style), the wrap flags, the cursor, margins, modes, pen, titles, the
+/// counters of lines, and the replies waiting.
+fn snapshot(t: &mut Terminal) -> String {
+    let replies = t.take_replies();
+    let s = t.screen();
+    let line = |row: crate::Line<'_>| {
+        let mut out = String::new();
+        for &c in row.iter() {
+            s.push_cell_text(c, &mut out);
+            out.push_str(&format!("{}{}{:?}|", u8::from(c.is_wide()), u8::from(c.is_spacer()), row.style(c)));
+        }
+        out
+    };
+    let mut out = String::new();
+    for i in 0..s.history_len() {
+        out.push_str(&format!("h{i} {} {}\n", s.history_wrapped(i), line(s.history_row(i))));
+    }
+    for y in 0..s.rows() {
+        out.push_str(&format!("r{y} {} {:?} {}\n", s.row_wrapped(y), s.line_size(y), line(s.row(y))));
+    }
+    out.push_str(&format!(
+        "{:?} {:?} {:?} {:?} {:?} {:?} {} {} {:?}\n",
+        s.cursor(),
+        s.margins(),
+        s.modes(),
+        s.pen(),
+        s.title(),
+        s.icon_name(),
+        s.history_pushed(),
+        s.alternate_screen(),
+        replies
+    ));
+    out
+}
+
+/// Feeds `bytes` through `feed_bounded` with `budget` until all are taken, checking what each
+/// call returns.
+fn feed_in_turns(t: &mut Terminal, bytes: &[u8], budget: u64) {
+    let mut at = 0;
+    while at < bytes.len() {
+        let n = t.feed_bounded(&bytes[at..], budget);
+        assert!(n >= 1 && n <= bytes.len() - at, "took {n} of {}", bytes.len() - at);
+        at += n;
+    }
+}
+
+#[test]
+fn a_stream_fed_in_bounded_turns_leaves_the_screen_feeding_it_whole_leaves() {
+    let mut rng = Rng(0x6275_6467_6574_2121);
+    for round in 0..120 {
+        let (cols, rows) = if round % 10 == 0 { (80, 24) } else { (1 + rng.below(12), 1 + rng.below(8)) };
+        let scrollback = rng.below(3) * 5;
+        let stream = random_stream(&mut rng, 150, round % 3 == 0);
+        let mut whole = Terminal::with_scrollback(cols, rows, scrollback);
+        whole.feed(&stream);
+        let want = snapshot(&mut whole);
+        // Every budget from 1 (a byte a turn, or a step) to past most steps, and larger ones.
+        for budget in (1..=80).chain([97, 150, 400, 1000, 5000, 1 << 20]) {
+            let mut t = Terminal::with_scrollback(cols, rows, scrollback);
+            feed_in_turns(&mut t, &stream, budget);
+            if let Err(v) = t.screen().check_integrity() {
+                panic!("round {round}, budget {budget}: {v}");
+            }
+            assert_eq!(
+                snapshot(&mut t),
+                want,
+                "round {round}, {cols}x{rows}, budget {budget}: b\"{}\"",
+                stream.escape_ascii()
+            );
+        }
+    }
+}
+
+/// The work feeding `bytes` whole costs a new terminal: a unit a byte and what the screen counts.
+fn work_of(cols: usize, rows: usize, scrollback: usize, bytes: &[u8]) -> u64 {
+    let mut t = Terminal::with_scrollback(cols, rows, scrollback);
+    t.feed(bytes);
+    bytes.len() as u64 + t.screen().work()
+}
+
+#[test]
+fn feed_bounded_stops_at_the_first_point_the_work_reaches_the_budget() {
+    // Fed from a new terminal, `feed_bounded` takes the shortest start of the stream whose work
+    // (fed whole) reaches the budget: one byte less falls short of it.
+    let mut rng = Rng(0x6669_7273_7421_2121);
+    for round in 0..600 {
+        let (cols, rows) = if round % 10 == 0 { (80, 24) } else { (1 + rng.below(12), 1 + rng.below(8)) };
+        let scrollback = rng.below(3) * 5;
+        let lines = round % 2 == 0;
+        let stream = random_stream(&mut rng, if lines { 400 } else { 40 }, lines);
+        let total = work_of(cols, rows, scrollback, &stream);
+        for _ in 0..8 {
+            let budget = rng.below(total as usize + 20) as u64;
+            let mut t = Terminal::with_scrollback(cols, rows, scrollback);
+            let n = t.feed_bounded(&stream, budget);
+            let what = format!(
+                "round {round}, {cols}x{rows}, scrollback {scrollback}, budget {budget} of {total}: b\"{}\"",
+                stream.escape_ascii()
+            );
+            assert_eq!(n as u64 + t.screen().work(), work_of(cols, rows, scrollback, &stream[..n]), "{what}");
+            if n < stream.len() {
+                assert!(work_of(cols, rows, scrollback, &stream[..n]) >= budget, "{what}: stopped short at {n}");
+            }
+            if n > 1 {
+                assert!(work_of(cols, rows, scrollback, &stream[..n - 1]) < budget, "{what}: went on past {}", n - 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_turn_of_work_per_turn_costs_about_that_much_whatever_the_stream() {
+    // At 2048x1024 a DECCRA of the whole screen took 113 ms for its 27 bytes, and a loop that
+    // bounded a turn by bytes could take seconds a turn. Fed in turns of WORK_PER_TURN, a turn's
+    // work is within the budget plus one operation (the largest here touches every cell, twice
+    // for a copy's styles), and each operation counts the cells it touches.
+    use crate::term::{MAX_COLS, MAX_ROWS, WORK_PER_TURN};
+    let cells = (MAX_COLS * MAX_ROWS) as u64;
+    let floods: [(&str, &str, &str, u64); 8] = [
+        ("DECFRA", "", "\x1b[42;1;1;65535;65535$x", cells),
+        ("DECCRA", "\x1b[38;2;1;2;3mx", "\x1b[1;1;65535;65535;1;2;1;1$v", cells - MAX_COLS as u64),
+        ("DECCARA", "", "\x1b[1;1;65535;65535;1$r", cells),
+        ("DECALN", "", "\x1b#8", cells),
+        ("IL inside left/right margins", "\x1b[?69h\x1b[1;2047s", "\x1b[L", cells - MAX_ROWS as u64),
+        ("ED", "", "\x1b[2J", cells),
+        ("DL of a region", "\x1b[2;1024r\x1b[2H", "\x1b[1000M", 1000 * MAX_COLS as u64),
+        ("plain text", "\x1b[1024H", "a line of text, as a program prints them\r\n", 42 + MAX_COLS as u64),
+    ];
+    for (what, setup, seq, least) in floods {
+        let mut t = Terminal::with_scrollback(MAX_COLS, MAX_ROWS, 100);
+        t.feed(setup.as_bytes());
+        let before = t.screen().work();
+        t.feed(seq.as_bytes());
+        let one = seq.len() as u64 + t.screen().work() - before;
+        assert!((least..=3 * least + 64).contains(&one), "{what}: one costs {one}, touching {least} cells");
+        let stream = seq.repeat(((4 * WORK_PER_TURN) / one + 2) as usize).into_bytes();
+        let mut at = 0;
+        let mut turns = 0;
+        while at < stream.len() {
+            let w = t.screen().work();
+            let n = t.feed_bounded(&stream[at..], WORK_PER_TURN);
+            let work = n as u64 + t.screen().work() - w;
+            at += n;
+            turns += 1;
+            assert!(work <= WORK_PER_TURN + one, "{what}: a turn did {work} for a budget of {WORK_PER_TURN}");
+            if at < stream.len() {
+                assert!(work >= WORK_PER_TURN, "{what}: a turn stopped at {work}");
+            }
+        }
+        assert!(turns >= 2, "{what}: {turns} turns");
+    }
+}
