@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use blitty_present::{AnsiPresenter, View};
-use blitty_vt::Terminal;
+use blitty_vt::{Terminal, WORK_PER_TURN};
 use rustix::event::PollFlags;
 use rustix::io::Errno;
 
@@ -79,6 +79,9 @@ pub struct Options {
 /// Bytes read from one vty per turn of the loop, so one flood cannot hold the others (or the
 /// keys) back.
 const VTY_BUDGET: usize = 256 * 1024;
+/// The time one turn reads a vty for at most (each read parsed within `WORK_PER_TURN`, about a
+/// millisecond and a half of the engine's work): other vtys, clients and keys wait no longer.
+const VTY_TIME: Duration = Duration::from_millis(2);
 /// Bytes one read of a vty takes at most.
 const READ_SIZE: usize = 64 * 1024;
 /// Messages (an unknown key) stay this long on the status row.
@@ -144,20 +147,48 @@ struct Vty {
     bells_seen: u64,
     /// Keys and answers waiting for the program.
     to_write: ProgramInput,
+    /// Output read but not parsed yet (a turn's work ran out), from `held_at` on: parsed first
+    /// in the next turn, and no more read meanwhile.
+    held: Vec<u8>,
+    held_at: usize,
     /// Set when the program has ended (or the vty was killed): the words for `ls`.
     ended: Option<(String, u8)>,
 }
 
 impl Vty {
-    /// Reads what the program or line has written, up to `budget` bytes, into the engine and
-    /// the log. Returns the bytes read, and whether the source has gone (EOF or an error).
+    /// Whether output read in an earlier turn waits to be parsed.
+    fn held_back(&self) -> bool {
+        self.held_at < self.held.len()
+    }
+
+    /// Parses what a turn before left, then reads and parses what the program or line has
+    /// written, up to `budget` bytes, appending what it reads to the log as it reads it. The
+    /// engine's work is bounded too: each piece is parsed within [`WORK_PER_TURN`], the rest of
+    /// a piece that reaches it is held for the next turn, and no read follows once the turn has
+    /// had [`VTY_TIME`] (a flood of full-screen rectangle operations at 2048x1024 costs
+    /// milliseconds each in 27 bytes: bounded by bytes, one turn took minutes). Returns the
+    /// bytes parsed, and whether the source has gone (EOF or an error).
     fn read_output(&mut self, buf: &mut Vec<u8>, budget: usize) -> (usize, bool) {
+        let started = Instant::now();
+        let mut parsed = 0;
+        if self.held_back() {
+            let n = self.term.feed_bounded(&self.held[self.held_at..], WORK_PER_TURN);
+            self.held_at += n;
+            parsed += n;
+            if !self.held_back() {
+                self.held.clear();
+                self.held_at = 0;
+            }
+            if !self.to_write.answers(&mut self.term) || self.held_back() {
+                return (parsed, false);
+            }
+        }
         buf.resize(READ_SIZE, 0);
         let mut taken = 0;
-        while taken < budget {
+        while taken < budget && started.elapsed() < VTY_TIME {
             let Some(fd) = self.source.fd() else { break };
             match rustix::io::read(fd, &mut buf[..]) {
-                Ok(0) => return (taken, true),
+                Ok(0) => return (parsed, true),
                 Ok(n) => {
                     taken += n;
                     // A serial line's short read took all it had (its sweep comes back later):
@@ -171,18 +202,22 @@ impl Vty {
                             self.log = None;
                         }
                     }
-                    self.term.feed(&buf[..n]);
+                    let done = self.term.feed_bounded(&buf[..n], WORK_PER_TURN);
+                    parsed += done;
+                    if done < n {
+                        self.held.extend_from_slice(&buf[done..n]);
+                    }
                     // Its answers wait for it; past half the limit its output waits too.
-                    if !self.to_write.answers(&mut self.term) || drained {
+                    if !self.to_write.answers(&mut self.term) || drained || done < n {
                         break;
                     }
                 }
                 Err(Errno::AGAIN) => break,
                 Err(Errno::INTR) => {}
-                Err(_) => return (taken, true),
+                Err(_) => return (parsed, true),
             }
         }
-        (taken, false)
+        (parsed, false)
     }
 }
 
@@ -243,6 +278,8 @@ struct Client {
     active_at: Instant,
     /// Its process (`SO_PEERCRED`), to tell a client inside one of the server's own programs.
     pid: Option<u32>,
+    /// Its next frame goes no sooner (see `frames`).
+    next_frame_at: Instant,
 }
 
 impl Client {
@@ -347,7 +384,7 @@ impl Server {
             let mut wake = Wake::default();
             for c in &self.clients {
                 if c.session.is_some() && c.idle() && self.client_dirty(c) {
-                    wake.at(c.pacer.due_at(now));
+                    wake.at(c.pacer.due_at(now).max(c.next_frame_at));
                 }
                 if let Some((_, until)) = &c.message {
                     wake.at(*until);
@@ -365,6 +402,10 @@ impl Server {
             }
             if let Some(t) = self.resize_due() {
                 wake.at(t);
+            }
+            // Output held back by a turn's work bound is parsed in the next turn, at once.
+            if self.sessions.iter().any(|s| s.vtys.iter().any(|v| v.held_back() && v.to_write.takes_output())) {
+                wake.at(now);
             }
             if !self.had_session {
                 // A server whose first session never came ends after a while.
@@ -471,7 +512,8 @@ impl Server {
                 if let Some(fd) = v.source.fd() {
                     // A program whose input is full is not read until it takes some (see
                     // `queue`): its answers would have nowhere to go.
-                    let mut ev = if v.to_write.takes_output() { PollFlags::IN } else { PollFlags::empty() };
+                    let mut ev =
+                        if v.to_write.takes_output() && !v.held_back() { PollFlags::IN } else { PollFlags::empty() };
                     if !v.to_write.is_empty() {
                         ev |= PollFlags::OUT;
                     }
@@ -492,6 +534,15 @@ impl Server {
                 Part::Signals => {}
                 Part::Client(i) => client_ready.push(i),
                 Part::Vty(si, vi) => vty_ready.push((si, vi, rev)),
+            }
+        }
+        // Output held back in an earlier turn is parsed as if it had just been read.
+        for (si, s) in self.sessions.iter().enumerate() {
+            for (vi, v) in s.vtys.iter().enumerate() {
+                if v.held_back() && v.to_write.takes_output() && !vty_ready.iter().any(|&(a, b, _)| (a, b) == (si, vi))
+                {
+                    vty_ready.push((si, vi, PollFlags::IN));
+                }
             }
         }
         // Programs first: their output is what the frames show.
@@ -574,6 +625,7 @@ impl Server {
                 resized: false,
                 active_at: Instant::now(),
                 pid,
+                next_frame_at: Instant::now(),
             };
             client.presenter.set_overlay_colours(self.opts.status_colours.0, self.opts.status_colours.1);
             if peer != Ok(self.uid) {
@@ -885,6 +937,8 @@ impl Server {
             bell: false,
             bells_seen: 0,
             to_write: ProgramInput::default(),
+            held: Vec::new(),
+            held_at: 0,
             ended: None,
         })
     }
@@ -1452,9 +1506,10 @@ impl Server {
             if c.closing || c.session.is_none() || !c.idle() || !self.client_dirty(c) {
                 continue;
             }
-            if !self.clients[ci].pacer.due(now) {
+            if !self.clients[ci].pacer.due(now) || now < self.clients[ci].next_frame_at {
                 continue;
             }
+            let built = Instant::now();
             let Some(sid) = self.clients[ci].session else { continue };
             let Some(si) = self.sessions.iter().position(|s| s.id == sid) else { continue };
             let status_on = self.opts.status;
@@ -1520,6 +1575,14 @@ impl Server {
             c.dirty = false;
             c.pacer.sent(now);
             c.send(&Msg::Output(frame));
+            // A frame that took long to build (every cell of a 2048x1024 screen changed) is
+            // not followed by the next one sooner than twice that: building frames for one
+            // client takes at most a third of the server's time, and the other clients, vtys
+            // and keys are served in between.
+            let took = built.elapsed();
+            if took > Duration::from_millis(1) {
+                c.next_frame_at = Instant::now() + 2 * took;
+            }
         }
     }
 }
@@ -1608,7 +1671,10 @@ const SWEEP_MAX: Duration = Duration::from_millis(100);
 
 /// A serial line no client shows, with nothing to write: read by `sweep`, not polled.
 fn swept(v: &Vty, shown: &[u64]) -> bool {
-    matches!(&v.source, Source::Serial(line) if line.is_open()) && v.to_write.is_empty() && !shown.contains(&v.id)
+    matches!(&v.source, Source::Serial(line) if line.is_open())
+        && v.to_write.is_empty()
+        && !v.held_back()
+        && !shown.contains(&v.id)
 }
 
 /// The parent of process `pid`, from /proc.

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use blitty_present::{ansi, AnsiPresenter, View};
-use blitty_vt::{Screen, Terminal};
+use blitty_vt::{Screen, Terminal, WORK_PER_TURN};
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::io::Errno;
 
@@ -213,21 +213,29 @@ impl Sharing {
     }
 
     /// Parses `chunk` while `go_on` says so, asked after each piece; returns how many bytes were
-    /// parsed (the rest waits for a later turn).
+    /// parsed (the rest waits for a later turn). Each piece is parsed within the engine's
+    /// [`WORK_PER_TURN`], and the chunk is left part way once the turn has had twice its time:
+    /// plain text never meets either (a 64 KiB chunk parses in some 50 µs), but a flood of
+    /// full-screen rectangle operations costs milliseconds every 27 bytes, and keys and signals
+    /// must not wait for a whole chunk of them.
     fn feed_until(&mut self, term: &mut Terminal, chunk: &[u8], mut go_on: impl FnMut(&mut Terminal) -> bool) -> usize {
         let mut done = 0;
         while done < chunk.len() {
             if self.since >= SHARE_EVERY {
-                if self.offer && Instant::now() < self.ends {
+                let now = Instant::now();
+                if self.offer && now < self.ends {
                     std::thread::yield_now();
+                }
+                if now >= self.ends + TURN {
+                    break;
                 }
                 self.since = 0;
             }
             let n = (chunk.len() - done).min(SHARE_EVERY - self.since);
-            term.feed(&chunk[done..done + n]);
-            self.since += n;
-            done += n;
-            if !go_on(term) {
+            let parsed = term.feed_bounded(&chunk[done..done + n], WORK_PER_TURN);
+            self.since += parsed;
+            done += parsed;
+            if !go_on(term) || parsed < n {
                 break;
             }
         }
@@ -544,6 +552,8 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     // Output was left waiting when the read budget ran out: look again without sleeping.
     let mut more_output = false;
     let mut exit: Option<i32> = None;
+    // The child's status once it has ended: blitty ends with it when its output is parsed.
+    let mut ended: Option<i32> = None;
     let mut actions = Vec::new();
     let started = Instant::now();
     let mut child_bytes = 0u64;
@@ -742,12 +752,21 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                         }
                     }
                 };
-                let n = share.feed_until(&mut term, &chunk[at..], |term| to_child.answers(term));
+                let n = share.feed_until(&mut term, &chunk[at..], |term| {
+                    if ended.is_some() {
+                        // No one is left to read the answers.
+                        drop(term.take_replies());
+                        true
+                    } else {
+                        to_child.answers(term)
+                    }
+                });
                 taken += n;
                 dirty = true;
                 pacer.output(Instant::now());
                 if at + n < chunk.len() {
-                    // The program's input is full: the rest waits until it reads.
+                    // The program's input is full (the rest waits until it reads), or the turn
+                    // has done its work (the rest waits for the keys and the clock).
                     held = Some((chunk, at + n));
                     more_output = true;
                     break;
@@ -794,25 +813,22 @@ pub fn run(opts: Options) -> Result<i32, Error> {
                 other => exit = Some(128 + other),
             }
         }
-        if exit.is_none() {
+        if exit.is_none() && ended.is_none() {
             if let Some(status) = pty.child.try_wait()? {
-                // Take what the child wrote before it ended.
-                if let Some((chunk, at)) = held.take() {
-                    term.feed(&chunk[at..]);
-                }
+                // What the child wrote before it ended is taken in the turns that follow, each
+                // bounded as any other (a signal or the prefix still ends blitty meanwhile).
                 if master_open {
                     reader.finish();
-                    while let Some(Chunk::Data(chunk)) = reader.take() {
-                        child_bytes += chunk.len() as u64;
-                        if let Some(f) = log.as_mut() {
-                            f.write_all(&chunk).map_err(log_error)?;
-                        }
-                        term.feed(&chunk);
-                    }
-                    master_open = false;
                 }
+                ended = Some(shell_status(status));
+                to_child.clear();
+                more_output = true;
                 dirty = true;
-                exit = Some(shell_status(status));
+            }
+        }
+        if let Some(status) = ended {
+            if !master_open && held.is_none() {
+                exit = Some(status);
             }
         }
 
