@@ -131,7 +131,7 @@ fn another_session_echoes_at_once_while_a_vty_floods_rectangle_operations_at_204
     ok(s.run(&["new", "-d", "-s", "flood", "--", "/usr/bin/python3", &flood.display().to_string()]));
     // A client at the largest size makes the flooding session 2048x1024; its frames are read
     // by a thread of its own (a client that does not read is skipped, not waited for).
-    let mut big = attach(&s, "flood", 2048, 1024);
+    let big = attach(&s, "flood", 2048, 1024);
     let reader = {
         let mut big = big.try_clone().unwrap();
         std::thread::spawn(move || {
