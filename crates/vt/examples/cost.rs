@@ -157,6 +157,7 @@ fn main() {
             println!("{}", t.screen().row_text(0).len());
         }
         Some("turns") => turns(),
+        Some("links") => links(),
         Some("one") => {
             let args: Vec<String> = std::env::args().collect();
             one(&args[2], args[3] == "filled", args[4].parse().expect("a count"));
@@ -204,4 +205,25 @@ fn turns() {
             println!("{name:30} {state:6} {ms:7.3} ms a turn, {:.1} sequences a turn", 40.0 / turns as f64);
         }
     }
+}
+
+/// 262 MB of hyperlinks with 64 kB ids, none printed, at 80x24 with the default scrollback
+/// full: the peak resident memory (VmHWM) and what the screen reports.
+fn links() {
+    let mut t = Terminal::new(80, 24);
+    for i in 0..10_100 {
+        t.feed(format!("line {i} of the history, before the links\r\n").as_bytes());
+    }
+    let id = "i".repeat(64 << 10);
+    let mut fed = 0;
+    let mut i = 0;
+    while fed < 262 << 20 {
+        let link = format!("\x1b]8;id={id}{i};http://example.com/{i}\x1b\\\x1b]8;;\x1b\\");
+        t.feed(link.as_bytes());
+        fed += link.len();
+        i += 1;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let hwm = status.lines().find(|l| l.starts_with("VmHWM")).unwrap_or("VmHWM: ?");
+    println!("{} MB of links fed: {hwm}, memory_bytes {}", fed >> 20, t.screen().memory_bytes());
 }

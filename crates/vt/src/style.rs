@@ -302,7 +302,9 @@ impl std::hash::BuildHasher for SeededState {
 type FxMap<K, V> = HashMap<K, V, SeededState>;
 
 /// A table of distinct values addressed by `u32` ids, with mark-and-sweep reclamation.
-/// Ids below `pinned` are never freed (the default style is id 0).
+/// Ids below `pinned` are never freed (the default style is id 0). Each value is held once:
+/// the id's slot and the map from values share it (`T` is cheap to clone: an `Arc`, a `Copy`
+/// value).
 pub struct Interner<T: Hash + Eq + Clone> {
     items: Vec<Option<T>>,
     ids: FxMap<T, u32>,
@@ -312,6 +314,15 @@ pub struct Interner<T: Hash + Eq + Clone> {
     added: usize,
     allowance: usize,
     min_allowance: usize,
+    /// The heap bytes a value holds besides its slot and its map entry (a string's length).
+    weigh: fn(&T) -> usize,
+    /// Bytes the live values hold (by `weigh`), bytes added since the last sweep, and how many
+    /// may be added before the next one (see [`Interner::weighed`]).
+    bytes: usize,
+    added_bytes: usize,
+    byte_allowance: usize,
+    min_byte_allowance: usize,
+    bytes_per_cell: usize,
 }
 
 impl<T: Hash + Eq + Clone> Interner<T> {
@@ -324,11 +335,32 @@ impl<T: Hash + Eq + Clone> Interner<T> {
             added: 0,
             allowance: min_allowance,
             min_allowance,
+            weigh: |_| 0,
+            bytes: 0,
+            added_bytes: 0,
+            byte_allowance: usize::MAX,
+            min_byte_allowance: usize::MAX,
+            bytes_per_cell: 0,
         };
         for p in pinned {
             me.intern(p);
         }
         me.added = 0;
+        me
+    }
+
+    /// A table whose values hold heap bytes (`weigh` says how many): besides the count of new
+    /// entries, the bytes they add call for a collection, once they reach the most of the
+    /// live values' bytes, `min_bytes`, and `bytes_per_cell` for each cell the last collection
+    /// scanned. So the bytes of values no cell uses stay within that allowance (proportional
+    /// to the cells that exist), and a collection's scan is still paid for by what was added:
+    /// each byte a value holds came in at least one byte of input.
+    pub fn weighed(min_allowance: usize, weigh: fn(&T) -> usize, min_bytes: usize, bytes_per_cell: usize) -> Self {
+        let mut me = Interner::new(&[], min_allowance);
+        me.weigh = weigh;
+        me.byte_allowance = min_bytes;
+        me.min_byte_allowance = min_bytes;
+        me.bytes_per_cell = bytes_per_cell;
         me
     }
 
@@ -345,7 +377,7 @@ impl<T: Hash + Eq + Clone> Interner<T> {
 
     /// Whether inserting a new value should first be preceded by a collection.
     pub fn wants_collection(&self) -> bool {
-        self.added >= self.allowance
+        self.added >= self.allowance || self.added_bytes >= self.byte_allowance
     }
 
     /// The id of `value`, adding it if new (one hash either way). Callers run a collection
@@ -356,7 +388,7 @@ impl<T: Hash + Eq + Clone> Interner<T> {
 
     /// [`Self::intern`] by a borrowed form of the value (`&str` for `Box<str>`): the owned value
     /// is made only when it is new.
-    pub fn intern_with<Q: Hash + Eq + ?Sized>(&mut self, key: &Q, owned: impl Fn() -> T) -> u32
+    pub fn intern_with<Q: Hash + Eq + ?Sized>(&mut self, key: &Q, owned: impl FnOnce() -> T) -> u32
     where
         T: std::borrow::Borrow<Q>,
     {
@@ -365,14 +397,18 @@ impl<T: Hash + Eq + Clone> Interner<T> {
         if let Some(&id) = self.ids.get(key) {
             return id;
         }
-        let id = self.slot(owned());
-        self.ids.insert(owned(), id);
+        let value = owned();
+        let id = self.slot(value.clone());
+        self.ids.insert(value, id);
         id
     }
 
     /// Stores a new value in a free slot (or a new one) and counts it against the allowance.
     fn slot(&mut self, value: T) -> u32 {
         self.added += 1;
+        let weight = (self.weigh)(&value);
+        self.bytes += weight;
+        self.added_bytes += weight;
         match self.free.pop() {
             Some(id) => {
                 self.items[id as usize] = Some(value);
@@ -398,12 +434,15 @@ impl<T: Hash + Eq + Clone> Interner<T> {
             if live.get(id).copied().unwrap_or(false) {
                 kept += 1;
             } else if let Some(v) = self.items[id].take() {
+                self.bytes -= (self.weigh)(&v);
                 self.ids.remove(&v);
                 self.free.push(id as u32);
             }
         }
         self.added = 0;
+        self.added_bytes = 0;
         self.allowance = kept.max(self.min_allowance).max(scanned / 4);
+        self.byte_allowance = self.bytes.max(self.min_byte_allowance).max(scanned.saturating_mul(self.bytes_per_cell));
         // Room for everything until the next collection, so the table never rehashes between.
         self.ids.reserve(self.allowance);
     }
@@ -411,6 +450,15 @@ impl<T: Hash + Eq + Clone> Interner<T> {
     /// Live entries (for tests and memory reports).
     pub fn len(&self) -> usize {
         self.ids.len()
+    }
+
+    /// Approximate heap bytes held: the slots, the map (a value, an id and a control byte an
+    /// entry of its capacity), the free list, and what the values hold (`weigh`).
+    pub fn memory_bytes(&self) -> usize {
+        self.items.capacity() * std::mem::size_of::<Option<T>>()
+            + self.ids.capacity() * (std::mem::size_of::<T>() + 4 + 1)
+            + self.free.capacity() * 4
+            + self.bytes
     }
 
     pub fn is_empty(&self) -> bool {

@@ -48,6 +48,14 @@ pub const MAX_REPLIES: usize = 64 * 1024;
 pub const MAX_CLUSTER: usize = 64;
 /// The longest hyperlink target kept (OSC 8), in bytes; a longer link is ignored.
 pub const MAX_LINK: usize = 2048;
+/// The longest hyperlink id kept (OSC 8's `id=`), in bytes, as in VTE; a longer id is ignored
+/// and the link goes on as one without an id (VTE does the same), so that what a link can make
+/// the screen hold is bounded by this and [`MAX_LINK`].
+pub const MAX_LINK_ID: usize = 250;
+/// Bytes of hyperlinks no cell uses that the screen may hold before it collects them: at least
+/// this, and at least the bytes of those in use and 8 for each cell of the screen and history
+/// (see [`crate::style::Interner::weighed`]).
+const MIN_LINK_GARBAGE: usize = 64 << 10;
 /// Scrollback lines kept by default.
 pub const DEFAULT_SCROLLBACK: usize = 10_000;
 /// The most scrollback lines a screen keeps (alacritty's maximum too); larger requests are
@@ -148,7 +156,9 @@ pub struct Screen {
     clusters: Clusters,
     /// Recent (cell content, combining mark) -> cluster id, emptied by every collection.
     cluster_cache: Box<text::ClusterCache>,
-    links: Interner<Box<str>>,
+    /// Hyperlinks, each held once (its slot and the table's map share an `Arc`) and counted in
+    /// bytes, so that links no cell uses are collected before their bytes outgrow the cells.
+    links: Interner<std::sync::Arc<str>>,
     title: String,
     icon_name: String,
     title_stack: Vec<query::SavedTitles>,
@@ -214,7 +224,7 @@ impl Screen {
             tabs: cursor::default_tabs(cols),
             clusters: Clusters::new(1024),
             cluster_cache: Box::new(text::EMPTY_CLUSTER_CACHE),
-            links: Interner::new(&[], 256),
+            links: Interner::weighed(256, |link| link.len() + 16, MIN_LINK_GARBAGE, 8),
             title: String::new(),
             icon_name: String::new(),
             title_stack: Vec::new(),
@@ -384,9 +394,13 @@ impl Screen {
         self.clipboard.take()
     }
 
-    /// Approximate heap bytes held by the screen (cells, rows, style lists, clusters).
+    /// Approximate heap bytes held by the screen (cells, rows, style lists, clusters, links).
     pub fn memory_bytes(&self) -> usize {
-        self.main.memory_bytes() + self.alt.memory_bytes() + self.tabs.capacity() + self.clusters.memory_bytes()
+        self.main.memory_bytes()
+            + self.alt.memory_bytes()
+            + self.tabs.capacity()
+            + self.clusters.memory_bytes()
+            + self.links.memory_bytes()
     }
 
     /// The work the screen has done since it was made, in cells touched: each character's cells,

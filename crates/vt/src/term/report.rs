@@ -3,7 +3,7 @@
 //! Queries whose answer could echo attacker-chosen text back as input are refused: window
 //! title reports (CSI 20 t, CSI 21 t) and clipboard reads (OSC 52 ?) are never answered.
 
-use super::{Clipboard, Screen, MAX_CLIPBOARD, MAX_LINK, MAX_TITLE};
+use super::{Clipboard, Screen, MAX_CLIPBOARD, MAX_LINK, MAX_LINK_ID, MAX_TITLE};
 
 impl Screen {
     /// DSR (CSI Ps n): 5 answers "OK" (CSI 0 n); 6 reports the cursor (CPR, CSI r ; c R),
@@ -137,7 +137,8 @@ impl Screen {
     }
 
     /// OSC 8 ; params ; URI: the following text links to URI; an empty URI ends the link.
-    /// The `id=` parameter is kept with the URI so that equal ids join one link.
+    /// The `id=` parameter is kept with the URI so that equal ids join one link; an id longer
+    /// than [`MAX_LINK_ID`] is ignored, as VTE ignores it (the link is one without an id).
     fn hyperlink(&mut self, rest: &[u8]) {
         let Some(split) = rest.iter().position(|&b| b == b';') else { return };
         let (params, uri) = (&rest[..split], &rest[split + 1..]);
@@ -149,11 +150,12 @@ impl Screen {
                 return;
             }
             let id = params.split(|&b| b == b':').find_map(|p| p.strip_prefix(b"id=")).unwrap_or(b"");
+            let id = if id.len() > MAX_LINK_ID { &b""[..] } else { id };
             let key = format!("{}\u{0}{}", String::from_utf8_lossy(id), String::from_utf8_lossy(uri));
             if self.links.wants_collection() && self.links.lookup(key.as_str()).is_none() {
                 self.collect_garbage();
             }
-            style.link = self.links.intern_with(key.as_str(), || key.as_str().into()) + 1;
+            style.link = self.links.intern_with(key.as_str(), || std::sync::Arc::from(key.as_str())) + 1;
         }
         self.set_pen(style);
     }

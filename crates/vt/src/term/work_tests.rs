@@ -633,3 +633,61 @@ fn a_turn_of_work_per_turn_costs_about_that_much_whatever_the_stream() {
         assert!(turns >= 2, "{what}: {turns} turns");
     }
 }
+
+// ---- hyperlinks: bounded ids, each link held once, collected when no cell uses it ----
+
+/// Feeds `n` hyperlinks made by `link(i)` to a terminal of 80x24 with 100 lines of scrollback,
+/// each followed by `text` (nothing, or a cell printed with the link) and the link's end, and
+/// returns the screen's memory (in bytes) above what it held after its first screenful of
+/// lines, the most it reached at any feed, and the links it holds at the end.
+fn link_flood(n: usize, link: impl Fn(usize) -> String, text: &str) -> (usize, usize) {
+    let mut t = Terminal::with_scrollback(80, 24, 100);
+    for i in 0..200 {
+        t.feed(format!("line {i} before the links\r\n").as_bytes());
+    }
+    let base = t.screen().memory_bytes();
+    let mut most = 0;
+    let mut chunk = String::new();
+    for i in 0..n {
+        chunk.push_str(&format!("\x1b]8;{}\x1b\\{text}\x1b]8;;\x1b\\", link(i)));
+        if chunk.len() > 1 << 20 {
+            t.feed(chunk.as_bytes());
+            chunk.clear();
+            most = most.max(t.screen().memory_bytes().saturating_sub(base));
+        }
+    }
+    t.feed(chunk.as_bytes());
+    most = most.max(t.screen().memory_bytes().saturating_sub(base));
+    if let Err(v) = t.screen().check_integrity() {
+        panic!("{v}");
+    }
+    (most, t.screen().interned_lens().2)
+}
+
+#[test]
+fn hyperlinks_with_long_ids_take_memory_bounded_by_the_cells_that_use_them() {
+    // 262 MB of hyperlinks with long ids took 754 MB in `blitty replay`: an id had no bound
+    // (an OSC string may be 1 MiB), each link was held twice (its slot and the table's key),
+    // and the table was collected by its count of links, not their bytes. 50 MB of them now:
+    // an id past 250 bytes is ignored (the link keeps its URI), and ids of 250 bytes, each link
+    // on a cell of its own, cost the cells that use them (80 x 124 here) and at most as much
+    // again awaiting collection.
+    let long_id = |i: usize| format!("id={}{i};http://example.com/{i}", "i".repeat(10_000));
+    let (most, links) = link_flood(5_000, long_id, "x");
+    assert!(most <= 4 << 20, "links with 10 kB ids: {most} bytes more");
+    assert!(links <= 2 * 80 * 124, "{links} links held");
+    let longest_id = |i: usize| format!("id={:0>250};http://example.com/", i);
+    let (most, _) = link_flood(180_000, longest_id, "x");
+    let per_link = 250 + "\0http://example.com/".len() + 16 + 24 + 5 + 20;
+    assert!(most <= 2 * 80 * 124 * per_link + (2 << 20), "links with 250-byte ids: {most} bytes more");
+}
+
+#[test]
+fn hyperlinks_no_cell_uses_leave_nothing_but_what_awaits_collection() {
+    // 50 MB of distinct links never printed: what the table holds stays within what a
+    // collection allows (64 kB, or 8 bytes a cell), whatever was fed.
+    let longest_id = |i: usize| format!("id={:0>250};http://example.com/{i}", i);
+    let (most, links) = link_flood(180_000, longest_id, "");
+    assert!(most <= 1 << 20, "{most} bytes more for links no cell uses");
+    assert!(links <= 512, "{links} links held");
+}
