@@ -558,3 +558,104 @@ fn connections_are_counted_and_one_past_the_most_is_told_so() {
     wait_until(|| s.run(&["ls"]).status.success());
     s.ok(&["kill", "c"]);
 }
+
+// ---- found by reading the server as an attacker ----
+
+#[test]
+fn keys_that_enter_and_leave_the_scrollback_mode_60000_times_in_one_message_do_not_crash_the_server() {
+    let s = Server::new("key-rounds");
+    s.ok(&["new", "-d", "-s", "k", "--", "sleep", "1000"]);
+    let mut c = Raw::attach(&s, "k", 80, 24);
+    c.send(&Msg::Input(b"\x1d[q".repeat(60_000)));
+    // The server answers at once and keeps its session (it recursed once a round: a stack
+    // overflow ended it, and every session with it).
+    let t = Instant::now();
+    let out = s.run(&["ls"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("k: 1 vty"), "{out:?}");
+    assert!(t.elapsed() < Duration::from_secs(10), "ls took {:?}", t.elapsed());
+    assert!(c.wait_screen(|text| text.contains("keys dropped"), Duration::from_secs(30)), "{}", c.text());
+    s.ok(&["kill", "k"]);
+}
+
+#[test]
+fn a_log_that_is_a_fifo_is_refused_without_holding_the_server() {
+    let s = Server::new("log-fifo");
+    s.ok(&["new", "-d", "-s", "keep", "--", "sleep", "1000"]);
+    let fifo = s.dir.join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = s.run(&["new", "-d", "-s", "f", "--log", &fifo.display().to_string(), "--", "sleep", "100"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    // And with a reader holding it open (that never reads): still refused.
+    let mut reader = Command::new("sh").arg("-c").arg(format!("exec sleep 1000 < {}", fifo.display())).spawn().unwrap();
+    let out = s.run(&["new", "-d", "-s", "f", "--log", &fifo.display().to_string(), "--", "sleep", "100"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a regular file"), "{out:?}");
+    let _ = reader.kill();
+    let _ = reader.wait();
+    assert!(s.run(&["ls"]).status.success());
+    s.ok(&["kill", "keep"]);
+}
+
+#[test]
+fn a_connection_makes_one_request() {
+    let s = Server::new("one-request");
+    s.ok(&["new", "-d", "-s", "first", "--", "sleep", "1000"]);
+    let mut sock = s.connect();
+    let mut out = frame(&Msg::Hello { version: proto::VERSION });
+    for k in 0..3000 {
+        out.extend(frame(&Msg::Request(Request::New {
+            name: Some(format!("n{k}")),
+            detached: false,
+            vty: blitty_io::proto::VtySpec::Program {
+                argv: vec![b"sleep".to_vec(), b"1000".to_vec()],
+                cwd: b"/".to_vec(),
+            },
+            cols: 80,
+            rows: 24,
+            log: None,
+        })));
+    }
+    let _ = sock.write_all(&out);
+    let t = Instant::now();
+    let ls = String::from_utf8_lossy(&s.run(&["ls"]).stdout).into_owned();
+    assert!(t.elapsed() < Duration::from_secs(10), "ls took {:?}", t.elapsed());
+    let sessions = ls.lines().filter(|l| !l.starts_with(' ')).count();
+    assert!(sessions <= 2, "one request was served, not thousands: {sessions} sessions");
+    drop(sock);
+    wait_until(|| !s.run(&["ls"]).stdout.windows(3).any(|w| w == b"n0:"));
+    s.ok(&["kill", "first"]);
+}
+
+#[test]
+fn connections_that_say_nothing_are_closed() {
+    let s = Server::new("idle");
+    s.ok(&["new", "-d", "-s", "c", "--", "sleep", "1000"]);
+    let held: Vec<UnixStream> = (0..blitty_io::server::MAX_CLIENTS).map(|_| s.connect()).collect();
+    // Full at first; within some seconds the silent ones are closed and the server takes
+    // requests again.
+    wait_until(|| s.run(&["ls"]).status.success());
+    let out = s.run(&["ls"]);
+    assert!(out.status.success(), "{out:?}");
+    drop(held);
+    s.ok(&["kill", "c"]);
+}
+
+#[test]
+fn a_programs_name_on_the_status_row_and_in_the_list_is_shown_escaped() {
+    let s = Server::new("status-names");
+    let bin = s.dir.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let evil = bin.join("ev\u{202e}live\u{200b}\x1b]2;PWN\x07x");
+    std::os::unix::fs::symlink("/bin/sleep", &evil).unwrap();
+    s.ok(&["new", "-d", "-s", "h", "--", &evil.display().to_string(), "1000"]);
+    let mut c = Raw::attach(&s, "h", 100, 24);
+    assert!(c.wait_screen(|text| text.contains("[h] 0:"), Duration::from_secs(30)), "{}", c.text());
+    let text = c.text();
+    assert!(text.contains("ev\\u{202e}live\\u{200b}\\x1b]2;PWN\\x07x"), "{text}");
+    assert!(!text.contains('\u{202e}') && !text.contains('\u{200b}'), "{text}");
+    // The list of vtys (prefix w) too.
+    c.send(&Msg::Input(b"\x1dw".to_vec()));
+    assert!(c.wait_screen(|text| text.contains("> 0: ev\\u{202e}"), Duration::from_secs(30)), "{}", c.text());
+    s.ok(&["kill", "h"]);
+}

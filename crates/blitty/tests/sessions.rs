@@ -293,6 +293,13 @@ fn nesting_is_refused_and_a_leaving_client_gives_the_size_back() {
         joined.contains("blitty: sessions should be nested with care: this client runs inside session nest"),
         "{screen}"
     );
+    // A job in the background, left by its shell (its parent is init), keeps the session's
+    // pty as its terminal: refused too.
+    t.text("clear\n");
+    wait_until(|| !t.capture().contains("nested with care"));
+    t.text(&format!("( {} {BLITTY} attach nest < /dev/tty & )\n", s.env()));
+    let screen = t.wait_for("nested with care");
+    assert!(screen.contains("nested with care"), "{screen}");
     let ls = s.ls();
     assert!(ls.contains("nest: 1 vty, 80x23, 1 client attached"), "{ls}");
     // A smaller client attaches, then detaches: the session is 80x23 again.

@@ -23,7 +23,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::AsFd;
-use std::os::unix::ffi::OsStringExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -91,9 +91,18 @@ const ENDED_KEPT: usize = 8;
 /// Connections the server holds at once; one more is refused with a message. Each may hold up
 /// to [`proto::MAX_CLIENT_FRAME`] of a partial message.
 pub const MAX_CLIENTS: usize = 128;
+/// Cells the screens of all vtys may hold together when a vty is made (about 8 bytes each, a
+/// screen and its alternate screen: some 2 GiB): 64 vtys of the largest size, or every one of
+/// [`MAX_VTYS`] at 200x100. Each vty's history is bounded on its own (`grid::MAX_HISTORY_CELLS`).
+pub const MAX_SCREEN_CELLS: usize = 128 << 20;
 /// Vtys the server holds at once, over all sessions (`blitty bench ports` opens 1,000 serial
 /// lines as vtys of one server).
 pub const MAX_VTYS: usize = 4096;
+/// How long a connection may take to make its request (its hello and request are one write):
+/// one that says nothing does not hold one of the [`MAX_CLIENTS`] places for ever.
+const REQUEST_WAIT: Duration = Duration::from_secs(5);
+/// Rounds of keys one message from a client is taken in at most (see `Server::keys`).
+const KEY_ROUNDS: usize = 64;
 /// Bytes read from one client per turn of the loop: a client streaming messages is served in
 /// turns with everything else, never for longer than reading and handling this much.
 const CLIENT_BUDGET: usize = 256 * 1024;
@@ -280,6 +289,10 @@ struct Client {
     pid: Option<u32>,
     /// Its next frame goes no sooner (see `frames`).
     next_frame_at: Instant,
+    /// It has made its request (one a connection).
+    requested: bool,
+    /// When it connected: one that has not made its request within [`REQUEST_WAIT`] is closed.
+    connected: Instant,
 }
 
 impl Client {
@@ -388,6 +401,9 @@ impl Server {
                 }
                 if let Some((_, until)) = &c.message {
                     wake.at(*until);
+                }
+                if !c.requested && !c.closing {
+                    wake.at(c.connected + REQUEST_WAIT);
                 }
             }
             let shown = self.shown_ids();
@@ -568,6 +584,13 @@ impl Server {
             self.client_input(i);
         }
         self.apply_sizes();
+        let now = Instant::now();
+        for c in self.clients.iter_mut().filter(|c| !c.requested && !c.closing) {
+            if now.duration_since(c.connected) >= REQUEST_WAIT {
+                c.send(&Msg::Error("no request within 5 s".into()));
+                c.closing = true;
+            }
+        }
         self.reopen_serial();
         self.remove_ended();
         self.frames();
@@ -626,6 +649,8 @@ impl Server {
                 active_at: Instant::now(),
                 pid,
                 next_frame_at: Instant::now(),
+                requested: false,
+                connected: Instant::now(),
             };
             client.presenter.set_overlay_colours(self.opts.status_colours.0, self.opts.status_colours.1);
             if peer != Ok(self.uid) {
@@ -713,7 +738,17 @@ impl Server {
             return;
         }
         match msg {
-            Msg::Request(r) => self.request(i, r),
+            // One request a connection: a client that asks again (thousands of sessions in
+            // one write) is ended, not served for the length of a turn.
+            Msg::Request(_) if self.clients[i].requested => {
+                let c = &mut self.clients[i];
+                c.send(&Msg::Error("protocol error: one request a connection".into()));
+                c.closing = true;
+            }
+            Msg::Request(r) => {
+                self.clients[i].requested = true;
+                self.request(i, r)
+            }
             Msg::Input(bytes) => self.keys(i, &bytes),
             Msg::Resize { cols, rows } => {
                 let c = &mut self.clients[i];
@@ -788,11 +823,26 @@ impl Server {
         }
     }
 
-    /// Whether client `i` runs inside session `id`: one of the session's programs is among its
-    /// ancestors. Attached there, it would show its own screen inside itself, for ever.
+    /// Whether client `i` runs inside session `id`: its controlling terminal is one of the
+    /// session's ptys, or one of the session's programs is among its ancestors. Attached there,
+    /// it would show its own screen inside itself, for ever.
     fn inside(&self, i: usize, id: u64) -> bool {
         let Some(pid) = self.clients[i].pid else { return false };
         let Some(s) = self.session(id) else { return false };
+        // A job started in the background and left by its shell has init for a parent, but
+        // keeps its terminal.
+        if let Some(tty) = controlling_tty(pid) {
+            let ptys = s.vtys.iter().filter_map(|v| match &v.source {
+                Source::Pty { pty, .. } => rustix::pty::ptsname(&pty.master, Vec::new()).ok(),
+                Source::Serial(_) => None,
+            });
+            for name in ptys {
+                let path = std::ffi::OsStr::from_bytes(name.as_bytes());
+                if rustix::fs::stat(path).is_ok_and(|st| st.st_rdev == tty) {
+                    return true;
+                }
+            }
+        }
         let programs: Vec<u32> = s
             .vtys
             .iter()
@@ -849,12 +899,7 @@ impl Server {
         let mut vty = self.make_vty(spec, size)?;
         if let Some(path) = log {
             let path = PathBuf::from(OsString::from_vec(path));
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
-            vty.log = Some(file);
+            vty.log = Some(open_log(&path)?);
         }
         let id = self.id();
         self.sessions.push(Session {
@@ -884,6 +929,18 @@ impl Server {
     fn make_vty(&mut self, spec: VtySpec, size: Size) -> Result<Vty, Refusal> {
         if self.sessions.iter().map(|s| s.vtys.len()).sum::<usize>() >= MAX_VTYS {
             return Err(format!("the blitty server holds {MAX_VTYS} vtys already, its most"));
+        }
+        let cells: usize = self
+            .sessions
+            .iter()
+            .flat_map(|s| s.vtys.iter())
+            .map(|v| v.term.screen().cols() * v.term.screen().rows())
+            .sum();
+        if cells + size.cols as usize * size.rows as usize > MAX_SCREEN_CELLS {
+            return Err(format!(
+                "the blitty server's screens hold {cells} cells, and {}x{} more would pass its most ({MAX_SCREEN_CELLS})",
+                size.cols, size.rows
+            ));
         }
         let id = self.id();
         let term = Terminal::with_scrollback(size.cols as usize, size.rows as usize, self.opts.scrollback);
@@ -1227,7 +1284,11 @@ impl Server {
                         s.current = s.current.saturating_sub(1);
                     }
                     if s.vtys.is_empty() {
-                        gone_sessions.push((s.id, format!("session {} ended: {} {words}", s.name, v.name), status));
+                        gone_sessions.push((
+                            s.id,
+                            format!("session {} ended: {} {words}", s.name, printable(&v.name)),
+                            status,
+                        ));
                     }
                 } else {
                     k += 1;
@@ -1245,6 +1306,10 @@ impl Server {
 
     // ---- keys ----
 
+    /// Keys from client `i`. Keys typed after one that ends a mode (the scrollback mode's `q`,
+    /// a prompt's Enter) are keys again, in rounds: at most [`KEY_ROUNDS`] for one message (a
+    /// read of keys that enters and leaves the scrollback mode 60,000 times is no typing), the
+    /// rest dropped with a note, so one message costs a bounded multiple of its length.
     fn keys(&mut self, i: usize, bytes: &[u8]) {
         let Some(id) = self.clients[i].session else { return };
         // The typing client is the latest: the session takes its size.
@@ -1253,14 +1318,27 @@ impl Server {
         }
         self.clients[i].active_at = Instant::now();
         self.follow_size(i);
+        let mut again = self.keys_round(i, id, bytes);
+        let mut rounds = 1;
+        while !again.is_empty() {
+            if rounds == KEY_ROUNDS {
+                self.note(
+                    i,
+                    format!("{} bytes of keys dropped: they left a mode {KEY_ROUNDS} times in one read", again.len()),
+                );
+                break;
+            }
+            again = self.keys_round(i, id, &again);
+            rounds += 1;
+        }
+    }
+
+    /// One round of [`Server::keys`]: returns the keys to take again.
+    fn keys_round(&mut self, i: usize, id: u64, bytes: &[u8]) -> Vec<u8> {
         let mut actions = Vec::new();
         let rows = self.clients[i].rows as usize;
         if !matches!(self.clients[i].mode, Mode::Normal) {
-            let rest = self.mode_keys(i, bytes);
-            if !rest.is_empty() {
-                self.keys(i, rest);
-            }
-            return;
+            return self.mode_keys(i, bytes).to_vec();
         }
         self.clients[i].keys.feed(bytes, rows, &mut actions);
         // Keys typed after the one that left the scrollback mode, handled as keys again.
@@ -1313,9 +1391,7 @@ impl Server {
                 Action::Command(k) => self.command(i, id, &k),
             }
         }
-        if !again.is_empty() {
-            self.keys(i, &again);
-        }
+        again
     }
 
     fn current_vty_mut(&mut self, id: u64) -> Option<&mut Vty> {
@@ -1546,13 +1622,13 @@ impl Server {
                     c.presenter.overlay(0, " choose a vty: Enter or its number; j/k move; q closes ", &mut frame);
                     for (k, vty) in s.vtys.iter().enumerate() {
                         let mark = if k == *at { ">" } else { " " };
-                        let row = format!("{mark} {k}: {} ", vty.name);
+                        let row = format!("{mark} {k}: {} ", printable(&vty.name));
                         c.presenter.overlay(k + 1, &format!("{row:<40}"), &mut frame);
                     }
                 }
                 Mode::Rename(text) => c.presenter.overlay(0, &format!(" rename vty: {text}_ "), &mut frame),
                 Mode::ConfirmKill => {
-                    let name = &s.vtys[s.current].name;
+                    let name = printable(&s.vtys[s.current].name);
                     c.presenter.overlay(0, &format!(" kill vty {} ({name})? y/n ", s.current), &mut frame);
                 }
                 Mode::Normal => {
@@ -1588,7 +1664,8 @@ impl Server {
 }
 
 /// The status row: the session's name, then each vty as `N:name` with `*` on the current one,
-/// `#` on one with output not seen, `!` on one that rang the bell.
+/// `#` on one with output not seen, `!` on one that rang the bell. A vty's name is a program's
+/// or a device's: shown escaped where a terminal would execute it or it hides text.
 fn status_row(s: &Session, cols: usize) -> String {
     let mut row = format!(" [{}] ", s.name);
     for (k, v) in s.vtys.iter().enumerate() {
@@ -1601,7 +1678,7 @@ fn status_row(s: &Session, cols: usize) -> String {
         } else {
             " "
         };
-        row.push_str(&format!("{k}:{}{mark} ", v.name));
+        row.push_str(&format!("{k}:{}{mark} ", printable(&v.name)));
     }
     let n = row.chars().count();
     if n < cols {
@@ -1675,6 +1752,41 @@ fn swept(v: &Vty, shown: &[u64]) -> bool {
         && v.to_write.is_empty()
         && !v.held_back()
         && !shown.contains(&v.id)
+}
+
+/// Opens a vty's log for appending: a regular file (made if missing). The server writes it
+/// from its one thread, so opening it must not wait (a FIFO waits for a reader) and writing
+/// it must not block (a FIFO or a device whose reader stops would hold every session): both
+/// are refused.
+fn open_log(path: &Path) -> Result<File, Refusal> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+        .map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
+    match file.metadata() {
+        Ok(m) if m.is_file() => Ok(file),
+        Ok(_) => Err(format!(
+            "the log file {} is not a regular file (a FIFO or a device could hold the server)",
+            path.display()
+        )),
+        Err(e) => Err(format!("cannot open the log file {}: {e}", path.display())),
+    }
+}
+
+/// The device of process `pid`'s controlling terminal, from /proc (`tty_nr` packs the major
+/// number in bits 8-15 and the minor in bits 0-7 and 20-31).
+fn controlling_tty(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    let nr: u64 = rest.split_whitespace().nth(4)?.parse().ok()?;
+    if nr == 0 {
+        return None;
+    }
+    let (major, minor) = ((nr >> 8) & 0xfff, (nr & 0xff) | ((nr >> 12) & 0xfff00));
+    Some(rustix::fs::makedev(major as u32, minor as u32))
 }
 
 /// The parent of process `pid`, from /proc.

@@ -930,7 +930,7 @@ impl Vty {
             }
             Source::Session { exit, .. } => {
                 let (status, reason) = exit.clone()?;
-                eprintln!("blitty window: {reason}");
+                eprintln!("blitty window: {}", blitty_io::names::defanged(&reason));
                 status
             }
         };
