@@ -9,73 +9,16 @@ mod common;
 use std::io::{Read, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use blitty_io::proto::{self, Frames, Msg, Request};
-use common::scratch::Scratch;
+use common::server::Server;
 use common::wait_until;
-
-const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
 
 fn is_root() -> bool {
     rustix::process::getuid().is_root()
-}
-
-/// A runtime directory of its own; the server on it is ended when the test ends.
-struct Server {
-    dir: Scratch,
-}
-
-impl Server {
-    fn new(name: &str) -> Server {
-        let dir = Scratch::new(&format!("bounds-{name}"));
-        std::fs::create_dir_all(&dir).expect("runtime dir");
-        Server { dir }
-    }
-
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        Command::new(BLITTY)
-            .args(args)
-            .env("XDG_RUNTIME_DIR", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path())
-            .env("SHELL", "/bin/sh")
-            .output()
-            .expect("blitty runs")
-    }
-
-    fn ok(&self, args: &[&str]) {
-        let out = self.run(args);
-        assert!(out.status.success(), "blitty {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    }
-
-    fn socket_dir(&self) -> PathBuf {
-        self.dir.join("blitty")
-    }
-
-    fn socket(&self) -> PathBuf {
-        self.socket_dir().join("default")
-    }
-
-    /// The server's pid (its command line names the socket).
-    fn pid(&self) -> i32 {
-        let out = Command::new("pgrep")
-            .args(["-f", &format!("server --socket {}", self.socket().display())])
-            .output()
-            .expect("pgrep");
-        String::from_utf8_lossy(&out.stdout).lines().next().and_then(|l| l.trim().parse().ok()).expect("server pid")
-    }
-
-    fn connect(&self) -> UnixStream {
-        UnixStream::connect(self.socket()).expect("the server's socket")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = Command::new("pkill").args(["-f", &format!("server --socket {}/", self.dir.display())]).status();
-    }
 }
 
 /// Resident memory of a process in KiB.

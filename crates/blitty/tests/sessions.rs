@@ -10,70 +10,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::scratch::Scratch;
+use common::server::{Server, BLITTY};
 use common::{lines_56_at, tmux_available, wait_until, Tmux, LINES_56};
-
-const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
-
-/// A runtime directory of its own; the server on it is ended when the test ends.
-struct Server {
-    dir: Scratch,
-}
-
-impl Server {
-    fn new(name: &str) -> Server {
-        let dir = Scratch::new(&format!("sessions-{name}"));
-        std::fs::create_dir_all(&dir).expect("runtime dir");
-        Server { dir }
-    }
-
-    fn env(&self) -> String {
-        format!("env SHELL=/bin/sh XDG_RUNTIME_DIR={} XDG_CONFIG_HOME={}", self.dir.display(), self.dir.display())
-    }
-
-    /// A shell command line running blitty with this server, the pane kept afterwards (tmux
-    /// 3.3 shows a dead pane's last output blank).
-    fn cmd(&self, args: &str) -> String {
-        format!("sh -c '{} {BLITTY} {args}; sleep 1000'", self.env())
-    }
-
-    /// Runs blitty to completion (no terminal).
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        Command::new(BLITTY)
-            .args(args)
-            .env("XDG_RUNTIME_DIR", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path())
-            .env("SHELL", "/bin/sh")
-            .output()
-            .expect("blitty runs")
-    }
-
-    fn ls(&self) -> String {
-        String::from_utf8_lossy(&self.run(&["ls"]).stdout).into_owned()
-    }
-
-    /// Waits until `blitty ls` shows `needle` (at most 30 s); returns the last listing.
-    fn wait_ls(&self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let ls = self.ls();
-            if ls.contains(needle) || Instant::now() > deadline {
-                return ls;
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        }
-    }
-
-    fn socket(&self) -> std::path::PathBuf {
-        self.dir.join("blitty").join("default")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // Every server whose socket is under this test's directory (socket_dir may move it).
-        let _ = Command::new("pkill").args(["-f", &format!("server --socket {}/", self.dir.display())]).status();
-    }
-}
 
 /// The pid of the `blitty attach` (or `new`) client running in a tmux pane.
 fn client_pid(t: &Tmux) -> i32 {

@@ -12,9 +12,8 @@ mod common;
 
 use blitty_io::proto::{self, Frames, Msg, Request};
 use common::scratch::Scratch;
+use common::server::{Server, BLITTY};
 use common::{tmux_available, wait_until, Tmux};
-
-const BLITTY: &str = env!("CARGO_BIN_EXE_blitty");
 
 /// DECCRA copying the whole screen one row down, then DECFRA filling it, for ever.
 const FLOOD: &str =
@@ -37,20 +36,27 @@ fn written(pid: &str) -> u64 {
     text.lines().find_map(|l| l.strip_prefix("wchar: ")).and_then(|v| v.trim().parse().ok()).unwrap_or(0)
 }
 
-#[test]
-fn ctrl_c_reaches_a_program_flooding_rectangle_operations_on_a_2000x1000_screen() {
+/// A bash in a 2000x1000 tmux pane running `blitty run` on the flood, once the flood is under
+/// way (more written than the pty holds: blitty has taken some). Returns tmux, the flood's
+/// script (kept while it runs), blitty's pid and the program's.
+fn flood_in_tmux(name: &str) -> (Tmux, Scratch, String, String) {
     assert!(tmux_available(), "tmux is needed");
-    let flood = Scratch::new("work-flood.py");
+    let flood = Scratch::new(&format!("{name}.py"));
     std::fs::write(&flood, FLOOD).expect("temp file");
-    let t = Tmux::start_sized("work-ctrl-c", "bash --norc --noprofile -i", 2000, 1000);
+    let t = Tmux::start_sized(name, "bash --norc --noprofile -i", 2000, 1000);
     t.wait_for("$");
     t.text(&format!("{BLITTY} run -- /usr/bin/python3 {}; printf '\\nrc=%s\\n' $?", flood.display()));
     t.keys(&["Enter"]);
     let blitty = child_of(&t.format("#{pane_pid}"));
     let program = child_of(&blitty);
-    // The flood is under way: more written than the pty holds (blitty has taken some).
     wait_until(|| written(&program) > 100 << 10);
     assert!(written(&program) > 100 << 10, "the flood did not start: {} bytes written", written(&program));
+    (t, flood, blitty, program)
+}
+
+#[test]
+fn ctrl_c_reaches_a_program_flooding_rectangle_operations_on_a_2000x1000_screen() {
+    let (t, _flood, blitty, program) = flood_in_tmux("work-ctrl-c");
     let pressed = Instant::now();
     t.keys(&["C-c"]);
     wait_until(|| !std::path::Path::new(&format!("/proc/{program}")).exists());
@@ -68,16 +74,7 @@ fn ctrl_c_reaches_a_program_flooding_rectangle_operations_on_a_2000x1000_screen(
 
 #[test]
 fn sigterm_ends_blitty_run_during_a_flood_of_rectangle_operations() {
-    assert!(tmux_available(), "tmux is needed");
-    let flood = Scratch::new("work-term.py");
-    std::fs::write(&flood, FLOOD).expect("temp file");
-    let t = Tmux::start_sized("work-term", "bash --norc --noprofile -i", 2000, 1000);
-    t.wait_for("$");
-    t.text(&format!("{BLITTY} run -- /usr/bin/python3 {}; printf '\\nrc=%s\\n' $?", flood.display()));
-    t.keys(&["Enter"]);
-    let blitty = child_of(&t.format("#{pane_pid}"));
-    let program = child_of(&blitty);
-    wait_until(|| written(&program) > 100 << 10);
+    let (t, _flood, blitty, program) = flood_in_tmux("work-term");
     let sent = Instant::now();
     Command::new("kill").args(["-TERM", &blitty]).status().expect("kill runs");
     wait_until(|| !std::path::Path::new(&format!("/proc/{blitty}")).exists());
@@ -87,32 +84,9 @@ fn sigterm_ends_blitty_run_during_a_flood_of_rectangle_operations() {
     let _ = Command::new("kill").args(["-KILL", &program]).status();
 }
 
-/// A runtime directory and a server of its own.
-struct Server {
-    dir: Scratch,
-}
-
-impl Server {
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        Command::new(BLITTY)
-            .args(args)
-            .env("XDG_RUNTIME_DIR", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path())
-            .env("SHELL", "/bin/sh")
-            .output()
-            .expect("blitty runs")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = Command::new("pkill").args(["-f", &format!("server --socket {}/", self.dir.display())]).status();
-    }
-}
-
 /// Attaches to `name` at `cols` x `rows` through the protocol; frames are read and dropped.
 fn attach(s: &Server, name: &str, cols: u16, rows: u16) -> UnixStream {
-    let mut sock = UnixStream::connect(s.dir.join("blitty/default")).expect("the server's socket");
+    let mut sock = s.connect();
     let mut out = Vec::new();
     proto::encode(&Msg::Hello { version: proto::VERSION }, &mut out);
     proto::encode(&Msg::Request(Request::Attach { name: Some(name.into()), cols, rows }), &mut out);
@@ -122,8 +96,7 @@ fn attach(s: &Server, name: &str, cols: u16, rows: u16) -> UnixStream {
 
 #[test]
 fn another_session_echoes_at_once_while_a_vty_floods_rectangle_operations_at_2048x1024() {
-    let s = Server { dir: Scratch::new("work-server") };
-    std::fs::create_dir_all(&s.dir).unwrap();
+    let s = Server::new("work-server");
     let flood = Scratch::new("work-server.py");
     std::fs::write(&flood, FLOOD).expect("temp file");
     let ok = |out: std::process::Output| assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

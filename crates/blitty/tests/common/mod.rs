@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod scratch;
+pub mod server;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
