@@ -110,6 +110,11 @@ pub trait Perform {
     fn line_work(&self) -> u64 {
         0
     }
+    /// At least the most [`Perform::line_work`] can become (a control function may resize the
+    /// screen): for a test made once for several steps. The default: the current one.
+    fn line_work_bound(&self) -> u64 {
+        self.line_work()
+    }
 }
 
 /// CSI/DCS parameters: numbers separated by `;`, sub-parameters by `:`. An empty parameter
@@ -526,9 +531,14 @@ impl Parser {
     /// lines taken only as many as keep the work short of `limit`.
     #[inline]
     fn ground<P: Perform, const BOUNDED: bool>(&mut self, p: &mut P, bytes: &[u8], mut i: usize, limit: u64) -> usize {
+        // Bounded, a step after the first is taken here only while the work so far plus the
+        // whole buffer stays below `limit`: then no stop can come before it and the run loop
+        // would hand it the same buffer, uncut. Else the run loop decides, re-reading the work
+        // and cutting the buffer, which a turn that nears its budget needs and no other does.
+        let fast = if BOUNDED { limit.saturating_sub(bytes.len() as u64) } else { 0 };
         let start = i;
         while let Some(&b) = bytes.get(i) {
-            if BOUNDED && i != start {
+            if BOUNDED && i != start && p.work() >= fast {
                 return i;
             }
             if (0x20..0x7f).contains(&b) {
@@ -597,14 +607,19 @@ impl Parser {
                                 f => p.csi_dispatch(&self.params, 0, &[], f),
                             }
                             i += 2 + n;
-                            if BOUNDED {
-                                continue;
-                            }
                             // Colour-dense output: one character, the next SGR, one character,
                             // ... taken here rather than by two more turns of the loop each. (One
                             // loop for the first sequence and the rest, dispatching the same way,
                             // measured 3% more instructions on sgr-256 and cursor.)
+                            // Bounded, a character and its sequence only while no stop can
+                            // come before either (as at the top of the loop): one reading of the
+                            // work for both, leaving room for the most the character can add (its
+                            // cell and a wrap's scroll) on any size a sequence may resize to.
+                            let pair = if BOUNDED { fast.saturating_sub(1 + p.line_work_bound()) } else { 0 };
                             while let [c @ 0x20..=0x7e, 0x1b, b'[', ..] = bytes[i..] {
+                                if BOUNDED && p.work() >= pair {
+                                    break;
+                                }
                                 // (VT52 mode cannot begin here: only `CSI ? 2 l` enters it, and
                                 // these sequences have no private marker.)
                                 p.print_ascii_byte(c);
@@ -651,7 +666,10 @@ impl Parser {
                     p.execute(b);
                 }
                 i += 1;
-                if BOUNDED && b == b'\n' {
+                // Only after a CR (or where one may have ended the buffer before): the lines
+                // [`Perform::print_lines`] takes end in CR LF, and after a bare LF it looks for
+                // them in vain, a scan a line of text written with LFs alone.
+                if BOUNDED && b == b'\n' && (i < 2 || bytes[i - 2] == b'\r') {
                     i += self.bounded_lines(p, bytes, i, limit);
                 }
             } else if b == 0x7f {

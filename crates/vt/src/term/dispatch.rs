@@ -10,7 +10,9 @@ impl Perform for Screen {
         self.print_ascii_run(run);
     }
 
-    #[inline]
+    // Called from both the bounded and the unbounded parser loops: left to the inliner, it
+    // was inlined into neither, a call a cell of colour-dense output.
+    #[inline(always)]
     fn print_ascii_byte(&mut self, b: u8) {
         self.print_ascii_one(b);
     }
@@ -252,5 +254,11 @@ impl Perform for Screen {
         // row going into history settling its list of styles (compacted, then copied: twice a
         // list of at most twice the width and 8, four units an entry, and the row's cells).
         (18 * self.cols + self.rows + 64) as u64
+    }
+
+    #[inline]
+    fn line_work_bound(&self) -> u64 {
+        // The line's work on the largest screen: a constant, where the parser tests often.
+        (18 * super::MAX_COLS + super::MAX_ROWS + 64) as u64
     }
 }
