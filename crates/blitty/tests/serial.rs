@@ -127,7 +127,7 @@ fn the_log_gets_every_byte_in_order_at_full_speed() {
     let screen = t.wait_for("END OF TRANSFER");
     assert!(screen.contains("END OF TRANSFER"), "{screen}");
     quit(&t);
-    // The log is appended to, never truncated, by a second session.
+    // The log is appended to, never truncated, by a second console on the same file.
     let t = console("log2", &c.port, &format!("--log {} --timestamps", log.display()));
     (&c.master).write_all(b"one\r\ntwo\r\n").expect("write");
     t.wait_for("two");

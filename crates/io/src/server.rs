@@ -424,7 +424,7 @@ impl Server {
                 wake.at(now);
             }
             if !self.had_session {
-                // A server whose first session never came ends after a while.
+                // A server that never got a session ends after a while.
                 wake.at(started + Duration::from_secs(5));
             }
             self.turn(wake.timeout(now))?;

@@ -52,11 +52,10 @@ macro_rules! recording {
 
 /// Recordings that only the tests use (scripts/record-corpus.sh makes them with the bench's
 /// seven): vim split three ways with line numbers, `less -S` scrolled sideways, bash's
-/// completion listings and a cancelled line, the Python REPL with wide characters; and since
-/// 2026-11-27 man, git's coloured graph and diff, top refreshing, vim's help split, vim
-/// editing wide text, `less -R` over colour, bash with a wrapping wide line and SGR; and since
-/// the eleventh session Midnight Commander, nano, emacs split, tig, w3m, ncdu, htop in
-/// monochrome, whiptail, and tmux and GNU screen run as programs (split, setting scroll
+/// completion listings and a cancelled line, the Python REPL with wide characters; man, git's
+/// coloured graph and diff, top refreshing, vim's help split, vim editing wide text, `less -R`
+/// over colour, bash with a wrapping wide line and SGR; Midnight Commander, nano, emacs split,
+/// tig, w3m, ncdu, htop in monochrome, whiptail, and tmux and GNU screen run as programs (split, setting scroll
 /// regions).
 const MORE: &[(&str, &[u8], &str)] = &[
     recording!("vimsplit"),
