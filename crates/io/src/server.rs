@@ -1048,13 +1048,6 @@ impl Server {
 
     /// The sizes clients sent this turn, and the sizes sessions are to take whose time has come.
     fn apply_sizes(&mut self) {
-        for c in self.clients.iter_mut().filter(|c| c.resized) {
-            c.resized = false;
-            let mut out = std::mem::take(&mut c.preamble);
-            c.presenter.resize(c.cols as usize, c.rows as usize, &mut out);
-            c.preamble = out;
-            c.dirty = true;
-        }
         let now = Instant::now();
         for si in 0..self.sessions.len() {
             let s = &mut self.sessions[si];
@@ -1074,18 +1067,23 @@ impl Server {
             }
             s.next_resize = Some(Instant::now() + RESIZE_EVERY.max(2 * now.elapsed()));
             // Every client of the session redraws from a clear screen (one of another size
-            // keeps no leftovers beyond the new screen's edge).
+            // keeps no leftovers beyond the new screen's edge), below with its presenter.
             for c in self.clients.iter_mut().filter(|c| c.session == Some(id)) {
-                let mut out = std::mem::take(&mut c.preamble);
-                c.presenter.resize(c.cols as usize, c.rows as usize, &mut out);
-                c.preamble = out;
                 if c.copy.active {
                     c.copy.leave();
                     c.keys.scrolling = false;
                     c.presenter.set_mouse_for_blitty(false);
                 }
-                c.dirty = true;
+                c.resized = true;
             }
+        }
+        // Each presenter once, whether its client sent a size or its session changed size.
+        for c in self.clients.iter_mut().filter(|c| c.resized) {
+            c.resized = false;
+            let mut out = std::mem::take(&mut c.preamble);
+            c.presenter.resize(c.cols as usize, c.rows as usize, &mut out);
+            c.preamble = out;
+            c.dirty = true;
         }
     }
 
@@ -1779,9 +1777,7 @@ fn open_log(path: &Path) -> Result<File, Refusal> {
 /// The device of process `pid`'s controlling terminal, from /proc (`tty_nr` packs the major
 /// number in bits 8-15 and the minor in bits 0-7 and 20-31).
 fn controlling_tty(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    let nr: u64 = rest.split_whitespace().nth(4)?.parse().ok()?;
+    let nr: u64 = stat_field(pid, 4)?;
     if nr == 0 {
         return None;
     }
@@ -1791,11 +1787,15 @@ fn controlling_tty(pid: u32) -> Option<u64> {
 
 /// The parent of process `pid`, from /proc.
 fn parent_of(pid: u32) -> Option<u32> {
+    stat_field(pid, 1)
+}
+
+/// Field `n` of /proc/PID/stat counted from the state (0: state, 1: ppid, 4: tty_nr). The
+/// command name before them may hold spaces and parentheses: the fields follow its last ')'.
+fn stat_field<T: std::str::FromStr>(pid: u32, n: usize) -> Option<T> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // pid (comm) state ppid ...: the name may hold spaces and parentheses; the fields after
-    // it follow its last ')'.
     let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(1)?.parse().ok()
+    rest.split_whitespace().nth(n)?.parse().ok()
 }
 
 /// The size vtys get on a terminal of `cols` x `rows`: less the status row.
