@@ -4,7 +4,7 @@
 //! decoded encodes back to a frame that decodes to the same message.
 #![no_main]
 
-use blitty_io::proto::{self, Frames, MAX_CLIENT_FRAME};
+use blitty_mux::proto::{self, Frames, MAX_CLIENT_FRAME};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

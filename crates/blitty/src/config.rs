@@ -47,7 +47,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use blitty_io::keys::Prefix;
+use blitty_mux::keys::Prefix;
 use blitty_vt::Color;
 
 #[derive(Deserialize, Default)]
@@ -314,7 +314,7 @@ pub fn parse(text: &str) -> Result<Config, String> {
         c.server_status = server.status;
         if let Some(name) = server.default_session {
             let n = name.get_ref();
-            if blitty_io::names::check_session_name(n).is_err() {
+            if blitty_mux::names::check_session_name(n).is_err() {
                 return Err(at(
                     text,
                     name.span(),
@@ -386,7 +386,7 @@ fn serial_section(text: &str, r: &RawSerial, section: &str) -> Result<Serial, St
         }
     };
     if let Some(m) = &r.map {
-        blitty_io::serial::Map::parse(m.get_ref()).map_err(|e| at(text, m.span(), &key("map"), e))?;
+        blitty_serial::settings::Map::parse(m.get_ref()).map_err(|e| at(text, m.span(), &key("map"), e))?;
     }
     Ok(Serial {
         device: r.device.as_deref().map(expand_home),

@@ -1,7 +1,7 @@
 //! # blitty: the command line
 //!
 //! Parses arguments and runs one subcommand; the work itself lives in the library crates
-//! (`blitty-vt` the engine, `blitty-io` ptys, serial lines and the event loops). The benchmarks
+//! (`blitty-vt` the engine, `blitty-os` the system layer, `blitty-serial` serial lines, `blitty-mux` the core). The benchmarks
 //! are a program of their own (`blitty-lab`, which `blitty bench` runs), so this binary carries
 //! no peer engine and no allocator of the lab's. Argument errors are the parser's message,
 //! usage and hint; other errors one sentence on stderr; both exit with status 2.
@@ -138,9 +138,9 @@ Examples:
   blitty serial /dev/ttyUSB0 -b 9600 --log console.log
   blitty serial /dev/ttyS0 --parity even --databits 7 --prefix C-a";
 
-/// A `--prefix` value (see `blitty_io::keys::Prefix::parse`).
-fn prefix_key(s: &str) -> Result<blitty_io::keys::Prefix, String> {
-    blitty_io::keys::Prefix::parse(s)
+/// A `--prefix` value (see `blitty_mux::keys::Prefix::parse`).
+fn prefix_key(s: &str) -> Result<blitty_mux::keys::Prefix, String> {
+    blitty_mux::keys::Prefix::parse(s)
 }
 
 /// A `--scrollback` value: 0 to `MAX_SCROLLBACK` (100,000) lines.
@@ -178,7 +178,7 @@ fn main() -> ExitCode {
     // A bug must still end in one clear line, not a stack trace.
     std::panic::set_hook(Box::new(|info| {
         // The user's terminal comes back first, so the message can be read.
-        blitty_io::restore::restore_all();
+        blitty_os::restore::restore_all();
         let msg = info
             .payload()
             .downcast_ref::<&str>()
@@ -188,7 +188,7 @@ fn main() -> ExitCode {
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         eprintln!("blitty: internal error{at}: {msg} (please report this)");
     }));
-    blitty_io::signals::ignore_file_size_limit_signal();
+    blitty_os::signals::ignore_file_size_limit_signal();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -27,7 +27,7 @@ pub struct Args {
     /// The prefix key for blitty's commands: C-a .. C-z, C-@, C-\, C-], C-^ or C-_
     /// [default: C-], or `prefix` in the config file].
     #[arg(long, value_name = "KEY", value_parser = crate::prefix_key)]
-    prefix: Option<blitty_io::keys::Prefix>,
+    prefix: Option<blitty_mux::keys::Prefix>,
     /// Drop the program's clipboard writes (OSC 52) instead of passing them to this terminal
     /// (`clipboard = false` in the config file). Clipboard reads are always refused.
     #[arg(long)]
@@ -44,7 +44,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<i32> {
     let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
     let argv = cfg.command_or_shell(args.command);
-    let status = blitty_io::session::run(blitty_io::session::Options {
+    let status = blitty_mux::run::run(blitty_mux::run::Options {
         argv,
         hz: args.hz.or(cfg.hz).unwrap_or(60),
         scrollback: args.scrollback.or(cfg.scrollback).unwrap_or(blitty_vt::term::DEFAULT_SCROLLBACK),

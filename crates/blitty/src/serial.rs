@@ -1,4 +1,4 @@
-//! `blitty serial DEVICE`: a serial console (the loop is `blitty_io::console`), and
+//! `blitty serial DEVICE`: a serial console (the loop is `blitty_mux::serial_console`), and
 //! `--fastport`, seed 004's conditioning of a port for raw transfers.
 
 use std::path::PathBuf;
@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Result};
 
 use crate::config;
-use blitty_io::serial::{self, Flow, Map, Parity, Settings};
+use blitty_serial::settings::{self as serial, Flow, Map, Parity, Settings};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub(crate) enum ParityArg {
@@ -73,7 +73,7 @@ pub struct Args {
     /// The prefix key for blitty's commands: C-a .. C-z, C-@, C-\, C-], C-^ or C-_
     /// [default: C-]].
     #[arg(long, value_name = "KEY", value_parser = crate::prefix_key)]
-    prefix: Option<blitty_io::keys::Prefix>,
+    prefix: Option<blitty_mux::keys::Prefix>,
     /// Open the device even when another program holds it (no flock, no UUCP lock file).
     #[arg(long)]
     no_lock: bool,
@@ -170,7 +170,7 @@ pub fn run(args: Args) -> Result<i32> {
         println!("{stty}");
         return Ok(0);
     }
-    let status = blitty_io::console::run(blitty_io::console::Options {
+    let status = blitty_mux::serial_console::run(blitty_mux::serial_console::Options {
         device,
         settings,
         log: args.log.or(file.log),

@@ -1,13 +1,13 @@
 //! `blitty new`, `attach`, `ls`, `kill`: sessions of virtual terminals kept by a per-user
-//! server (`blitty_io::server`), which `new` starts when none runs.
+//! server (`blitty_mux::server`), which `new` starts when none runs.
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
-use blitty_io::client::{self, Outcome};
-use blitty_io::proto::{Request, VtySpec};
+use blitty_mux::client::{self, Outcome};
+use blitty_mux::proto::{Request, VtySpec};
 
 use crate::config::{self, Config};
 use crate::serial::{FlowArg, ParityArg};
@@ -79,7 +79,7 @@ pub struct ConsoleArgs {
 
 /// `WxH` in pixels, each 1 to 16384.
 fn fb_size(s: &str) -> Result<(usize, usize), String> {
-    let max = blitty_io::client::MAX_FB_SIDE;
+    let max = blitty_window::framebuffer::MAX_FB_SIDE;
     let bad = || format!("expected WIDTHxHEIGHT in pixels, each 1 to {max}");
     match crate::replay::pair(s) {
         Some((w, h)) if (1..=max).contains(&w) && (1..=max).contains(&h) => Ok((w, h)),
@@ -138,7 +138,7 @@ pub struct ServerArgs {
 }
 
 pub fn socket(cfg: &Config) -> PathBuf {
-    client::socket_path(&blitty_io::sockdir::socket_dir(cfg.socket_dir.as_deref()))
+    client::socket_path(&blitty_mux::sockdir::socket_dir(cfg.socket_dir.as_deref()))
 }
 
 fn bytes(p: &std::path::Path) -> Vec<u8> {
@@ -147,7 +147,7 @@ fn bytes(p: &std::path::Path) -> Vec<u8> {
 
 /// The size of this terminal (80x24 when it is not one).
 fn size() -> (u16, u16) {
-    let s = blitty_io::host::size();
+    let s = blitty_os::host::size();
     (s.cols, s.rows)
 }
 
@@ -156,18 +156,18 @@ fn finish(outcome: Outcome) -> Result<i32> {
         // What the server says is made printable here too: it names sessions, programs and
         // devices, which are not all the user's choice.
         Outcome::Text(t) => {
-            print!("{}", blitty_io::names::defanged(&t));
+            print!("{}", blitty_mux::names::defanged(&t));
             Ok(0)
         }
         Outcome::Ended { reason, status } => {
-            eprintln!("[blitty: {}]", blitty_io::names::defanged(&reason));
+            eprintln!("[blitty: {}]", blitty_mux::names::defanged(&reason));
             Ok(status as i32)
         }
     }
 }
 
 fn need_terminal() -> Result<()> {
-    if !blitty_io::host::is_terminal() {
+    if !blitty_os::host::is_terminal() {
         return Err(anyhow!("standard input and output must be a terminal to attach (blitty new -d needs none)"));
     }
     Ok(())
@@ -198,15 +198,15 @@ pub fn new(args: NewArgs) -> Result<i32> {
                 baud: s.baud,
                 data_bits: s.data_bits,
                 parity: match s.parity {
-                    blitty_io::serial::Parity::None => 0,
-                    blitty_io::serial::Parity::Odd => 1,
-                    blitty_io::serial::Parity::Even => 2,
+                    blitty_serial::settings::Parity::None => 0,
+                    blitty_serial::settings::Parity::Odd => 1,
+                    blitty_serial::settings::Parity::Even => 2,
                 },
                 stop_bits: s.stop_bits,
                 flow: match s.flow {
-                    blitty_io::serial::Flow::None => 0,
-                    blitty_io::serial::Flow::Soft => 1,
-                    blitty_io::serial::Flow::Hard => 2,
+                    blitty_serial::settings::Flow::None => 0,
+                    blitty_serial::settings::Flow::Soft => 1,
+                    blitty_serial::settings::Flow::Hard => 2,
                 },
                 lock: !args.no_lock && line.file.lock.unwrap_or(true),
             }
@@ -250,7 +250,7 @@ pub fn console(args: ConsoleArgs) -> Result<i32> {
         None => device_size(&args.fb)?,
     };
     let fonts = args.font.find()?;
-    let display = client::PixelDisplay::open(&args.fb, w, h, fonts).map_err(|e| anyhow!(e))?;
+    let display = blitty_window::framebuffer::PixelDisplay::open(&args.fb, w, h, fonts).map_err(|e| anyhow!(e))?;
     let (cols, rows) = (display.cols, display.rows);
     let path = socket(&cfg);
     let req = match args.attach {
@@ -315,7 +315,7 @@ pub fn kill(args: KillArgs) -> Result<i32> {
 pub fn server(args: ServerArgs) -> Result<i32> {
     let cfg = config::load(args.config.as_deref()).map_err(|e| anyhow!(e))?;
     let shell = cfg.shell();
-    let opts = blitty_io::server::Options {
+    let opts = blitty_mux::server::Options {
         socket: args.socket.clone(),
         hz: cfg.hz.unwrap_or(60),
         scrollback: cfg.scrollback.unwrap_or(blitty_vt::term::DEFAULT_SCROLLBACK),
@@ -325,11 +325,11 @@ pub fn server(args: ServerArgs) -> Result<i32> {
         shell,
         clipboard: cfg.clipboard.unwrap_or(true),
     };
-    let server = blitty_io::server::Server::bind(opts)
+    let server = blitty_mux::server::Server::bind(opts)
         .map_err(|e| anyhow!("cannot listen on {}: {e}", args.socket.display()))?;
     // Standard error goes to /dev/null from here: the server has no terminal, and the client
     // that started it stops reading the pipe once it has connected.
-    blitty_io::server::quiet_stderr();
+    blitty_mux::server::quiet_stderr();
     server.serve().map_err(|e| anyhow!("the server failed: {e}"))?;
     Ok(0)
 }

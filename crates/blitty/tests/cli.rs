@@ -152,7 +152,7 @@ fn replay_survives_every_width_class_at_the_smallest_sizes() {
 
 #[test]
 fn serial_fastport_conditions_a_line_and_prints_the_stty_equivalent() {
-    let (_master, slave) = blitty_io::pty::pair().expect("a pty");
+    let (_master, slave) = blitty_os::pty::pair().expect("a pty");
     let slave = slave.display().to_string();
     let (code, out, err) = blitty(&["serial", &slave, "--fastport"]);
     assert_eq!(code, 0, "{err}");
@@ -171,7 +171,7 @@ fn serial_fastport_conditions_a_line_and_prints_the_stty_equivalent() {
 
 #[test]
 fn serial_without_a_terminal_says_so_after_checking_the_device() {
-    let (_master, slave) = blitty_io::pty::pair().expect("a pty");
+    let (_master, slave) = blitty_os::pty::pair().expect("a pty");
     let slave = slave.display().to_string();
     let out = Command::new(BLITTY).args(["serial", &slave]).stdin(std::process::Stdio::null()).output().expect("runs");
     assert_eq!(out.status.code(), Some(2));

@@ -211,7 +211,7 @@ fn a_bad_stats_path_is_refused_before_the_program_runs() {
 
 /// A pty standing in for a serial device, set to "sane 115200" as a user's port might be.
 fn device() -> (std::fs::File, String, String) {
-    let (master, port) = blitty_io::pty::pair().expect("a pty");
+    let (master, port) = blitty_os::pty::pair().expect("a pty");
     let mut t = rustix::termios::tcgetattr(&master).expect("tcgetattr");
     t.set_speed(115_200).expect("speed");
     rustix::termios::tcsetattr(&master, rustix::termios::OptionalActions::Now, &t).expect("tcsetattr");

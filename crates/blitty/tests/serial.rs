@@ -24,7 +24,7 @@ struct Cable {
 }
 
 fn cable() -> Cable {
-    let (master, port) = blitty_io::pty::pair().expect("a pty");
+    let (master, port) = blitty_os::pty::pair().expect("a pty");
     Cable { master: File::from(master), port: port.display().to_string() }
 }
 
@@ -304,7 +304,7 @@ fn unplugging_the_device_keeps_the_log_and_replugging_reconnects() {
     (&first.master).write_all(b"before the unplug\r\n").expect("write");
     t.wait_for("before the unplug");
     let old_port = first.port.clone();
-    let old_lock = blitty_io::lock::lock_name(std::path::Path::new(&old_port));
+    let old_lock = blitty_serial::lock::lock_name(std::path::Path::new(&old_port));
     drop(first);
     let _ = std::fs::remove_file(&link);
     let screen = t.wait_for("waiting for it to come back");
@@ -313,7 +313,7 @@ fn unplugging_the_device_keeps_the_log_and_replugging_reconnects() {
     // of this console is left on it. (Another test running meanwhile may have been given the
     // freed pty's number, and its console locks the name: a lock whose process is not this
     // console, told by the link in its command line, is that one.)
-    for dir in blitty_io::lock::LOCK_DIRS {
+    for dir in blitty_serial::lock::LOCK_DIRS {
         let file = std::path::Path::new(dir).join(&old_lock);
         let Ok(pid) = std::fs::read_to_string(&file) else { continue };
         let cmdline = std::fs::read(format!("/proc/{}/cmdline", pid.trim())).unwrap_or_default();
@@ -466,8 +466,8 @@ fn a_second_console_on_a_held_line_is_refused_naming_the_holder() {
         let _ = std::fs::remove_file(&probe);
         ok
     };
-    let dir = blitty_io::lock::LOCK_DIRS.iter().map(std::path::Path::new).find(|d| d.is_dir() && writable(d));
-    let lock = dir.map(|d| d.join(blitty_io::lock::lock_name(std::path::Path::new(&c.port))));
+    let dir = blitty_serial::lock::LOCK_DIRS.iter().map(std::path::Path::new).find(|d| d.is_dir() && writable(d));
+    let lock = dir.map(|d| d.join(blitty_serial::lock::lock_name(std::path::Path::new(&c.port))));
     let lockable = lock.is_some();
     let lock = lock.unwrap_or_default();
     if lockable {

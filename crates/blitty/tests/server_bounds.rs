@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use blitty_io::proto::{self, Frames, Msg, Request};
+use blitty_mux::proto::{self, Frames, Msg, Request};
 use common::server::Server;
 use common::wait_until;
 
@@ -485,7 +485,7 @@ fn a_command_line_past_the_frame_limit_is_refused_before_it_is_sent() {
 fn connections_are_counted_and_one_past_the_most_is_told_so() {
     let s = Server::new("conns");
     s.ok(&["new", "-d", "-s", "c", "--", "sleep", "1000"]);
-    let max = blitty_io::server::MAX_CLIENTS;
+    let max = blitty_mux::server::MAX_CLIENTS;
     let mut held = Vec::new();
     for _ in 0..max {
         let mut c = s.connect();
@@ -550,7 +550,7 @@ fn a_connection_makes_one_request() {
         out.extend(frame(&Msg::Request(Request::New {
             name: Some(format!("n{k}")),
             detached: false,
-            vty: blitty_io::proto::VtySpec::Program {
+            vty: blitty_mux::proto::VtySpec::Program {
                 argv: vec![b"sleep".to_vec(), b"1000".to_vec()],
                 cwd: b"/".to_vec(),
             },
@@ -574,7 +574,7 @@ fn a_connection_makes_one_request() {
 fn connections_that_say_nothing_are_closed() {
     let s = Server::new("idle");
     s.ok(&["new", "-d", "-s", "c", "--", "sleep", "1000"]);
-    let held: Vec<UnixStream> = (0..blitty_io::server::MAX_CLIENTS).map(|_| s.connect()).collect();
+    let held: Vec<UnixStream> = (0..blitty_mux::server::MAX_CLIENTS).map(|_| s.connect()).collect();
     // Full at first; within some seconds the silent ones are closed and the server takes
     // requests again.
     wait_until(|| s.run(&["ls"]).status.success());

@@ -393,7 +393,7 @@ fn another_user_is_refused() {
 #[test]
 fn a_serial_vty_follows_the_config_files_profile_and_serial_keys() {
     let s = Server::new("serial-config");
-    let (master, port) = blitty_io::pty::pair().expect("a pty");
+    let (master, port) = blitty_os::pty::pair().expect("a pty");
     std::fs::write(
         s.dir.join("blitty.toml"),
         format!(
@@ -422,7 +422,7 @@ fn a_serial_vty_survives_its_device_going_away_and_coming_back() {
     let link = Scratch::new("sessions-ttyV0");
     let log = Scratch::new("sessions-serial.log");
     let plug = || {
-        let (master, port) = blitty_io::pty::pair().expect("a pty");
+        let (master, port) = blitty_os::pty::pair().expect("a pty");
         let _ = std::fs::remove_file(&link);
         std::os::unix::fs::symlink(&port, &link).expect("symlink");
         std::fs::File::from(master)
@@ -480,7 +480,7 @@ fn a_serial_vty_survives_its_device_going_away_and_coming_back() {
 #[test]
 fn serial_vtys_of_one_server_each_get_their_bytes_raw() {
     let s = Server::new("serial-many");
-    let lines: Vec<_> = (0..4).map(|_| blitty_io::pty::pair().expect("a pty")).collect();
+    let lines: Vec<_> = (0..4).map(|_| blitty_os::pty::pair().expect("a pty")).collect();
     let logs: Vec<Scratch> = (0..4).map(|i| Scratch::new(&format!("sessions-many-{i}.log"))).collect();
     for (i, ((_, port), log)) in lines.iter().zip(&logs).enumerate() {
         let (port, log) = (port.display().to_string(), log.display().to_string());

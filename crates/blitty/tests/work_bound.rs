@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use blitty_io::proto::{self, Frames, Msg, Request};
+use blitty_mux::proto::{self, Frames, Msg, Request};
 use common::scratch::Scratch;
 use common::server::{Server, BLITTY};
 use common::{tmux_available, wait_until, Tmux};

@@ -14,7 +14,7 @@ use std::io::Write;
 use std::os::fd::AsFd;
 use std::time::Duration;
 
-use blitty_io::pty::{spawn, Size};
+use blitty_os::pty::{spawn, Size};
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 
 fn main() {
@@ -58,7 +58,7 @@ fn main() {
             Ok(n) => {
                 term.feed(&buf[..n]);
                 let replies = term.take_replies();
-                blitty_io::restore::write_all(pty.master.as_fd(), &replies);
+                blitty_os::restore::write_all(pty.master.as_fd(), &replies);
             }
             Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => {
                 if let Ok(Some(_)) = pty.child.try_wait() {

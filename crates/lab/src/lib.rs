@@ -8,6 +8,7 @@ pub mod charts;
 pub mod cli;
 pub mod engine_bench;
 pub mod peers;
+pub mod ports;
 pub mod ports_bench;
 pub mod probes;
 pub mod report;

@@ -5,7 +5,7 @@
 //! line cannot take at that moment is dropped and counted as lost, as a UART without flow
 //! control loses it. The receiver runs in a child process (`blitty probe ports-recv`), so its
 //! CPU time (getrusage, all its threads, user and system) is its own:
-//! - blitty: `blitty_io::ports::Receiver`, one thread for all ports, VMIN/VTIME tuned, an
+//! - blitty: `crate::ports::Receiver`, one thread for all ports, VMIN/VTIME tuned, an
 //!   engine per port, a capture file per port;
 //! - naive: a thread per port, VMIN 1, read() of one byte at a time into a buffered capture
 //!   file (no engine: it does less work than blitty per byte).
@@ -41,7 +41,7 @@ pub struct Options {
 /// The receivers, in the order the tables list them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Mode {
-    /// `blitty_io::ports::Receiver`: one thread for every line.
+    /// `crate::ports::Receiver`: one thread for every line.
     Blitty,
     /// picocom, one process per line with its own pty as its terminal, logging to a file.
     Picocom,
@@ -177,7 +177,7 @@ pub(crate) struct Line {
 }
 
 pub(crate) fn open_line() -> Result<Line, String> {
-    let (master, slave) = blitty_io::pty::pair().map_err(|e| format!("cannot open a pty: {e}"))?;
+    let (master, slave) = blitty_os::pty::pair().map_err(|e| format!("cannot open a pty: {e}"))?;
     rustix::fs::fcntl_setfl(&master, rustix::fs::OFlags::NONBLOCK).map_err(|e| format!("fcntl: {e}"))?;
     Ok(Line { master, slave })
 }
@@ -434,7 +434,7 @@ pub fn receive(mode: &str, baud: &str, list: &str) -> Result<(), String> {
         paths.push(PathBuf::from(p));
         captures.push(PathBuf::from(c));
     }
-    let settings = blitty_io::serial::Settings { baud, ..Default::default() };
+    let settings = blitty_serial::settings::Settings { baud, ..Default::default() };
     match mode {
         "blitty" => receive_blitty(&paths, &captures, &settings),
         "naive" => receive_threads(&paths, &captures, &settings, 1),
@@ -472,9 +472,9 @@ fn command() -> String {
 fn receive_blitty(
     paths: &[PathBuf],
     captures: &[PathBuf],
-    settings: &blitty_io::serial::Settings,
+    settings: &blitty_serial::settings::Settings,
 ) -> Result<(), String> {
-    let mut rx = blitty_io::ports::Receiver::open(paths, captures, settings).map_err(|e| e.to_string())?;
+    let mut rx = crate::ports::Receiver::open(paths, captures, settings).map_err(|e| e.to_string())?;
     let stdin = std::io::stdin();
     rx.watch(std::os::fd::AsFd::as_fd(&stdin)).map_err(|e| e.to_string())?;
     say("ready")?;
@@ -504,7 +504,7 @@ extern "C" fn wake(_: libc::c_int) {}
 fn receive_threads(
     paths: &[PathBuf],
     captures: &[PathBuf],
-    settings: &blitty_io::serial::Settings,
+    settings: &blitty_serial::settings::Settings,
     size: usize,
 ) -> Result<(), String> {
     use std::os::unix::thread::JoinHandleExt;
@@ -520,11 +520,11 @@ fn receive_threads(
     let stop = Arc::new(AtomicBool::new(false));
     let counter = Arc::new(AtomicU64::new(0));
     let read_calls = Arc::new(AtomicU64::new(0));
-    let line = blitty_io::serial::Settings { vmin: 1, vtime: 0, ..*settings };
+    let line = blitty_serial::settings::Settings { vmin: 1, vtime: 0, ..*settings };
     let mut threads = Vec::new();
     for (path, capture) in paths.iter().zip(captures) {
-        let fd = blitty_io::serial::open(path).map_err(|e| e.to_string())?;
-        blitty_io::serial::configure(&fd, path, &line).map_err(|e| e.to_string())?;
+        let fd = blitty_serial::settings::open(path).map_err(|e| e.to_string())?;
+        blitty_serial::settings::configure(&fd, path, &line).map_err(|e| e.to_string())?;
         rustix::fs::fcntl_setfl(&fd, rustix::fs::OFlags::empty()).map_err(|e| e.to_string())?;
         let file = std::fs::File::create(capture).map_err(|e| format!("{}: {e}", capture.display()))?;
         let (stop, total, reads) = (stop.clone(), counter.clone(), read_calls.clone());
@@ -597,7 +597,7 @@ fn receive_program(program: &str, paths: &[PathBuf], captures: &[PathBuf], baud:
     let mut terminals = Vec::new();
     let result = (|| {
         for (path, capture) in paths.iter().zip(captures) {
-            let (master, slave) = blitty_io::pty::pair().map_err(|e| format!("cannot open a pty: {e}"))?;
+            let (master, slave) = blitty_os::pty::pair().map_err(|e| format!("cannot open a pty: {e}"))?;
             let slave = rustix::fs::open(
                 &slave,
                 rustix::fs::OFlags::RDWR | rustix::fs::OFlags::NOCTTY,

@@ -116,7 +116,7 @@ fn drained(argv: &[String], timeout: Duration) -> Result<u64, String> {
 /// watchdog kills the child after `timeout`. Returns the number of read() calls.
 pub(crate) fn drained_blocking(argv: &[String], timeout: Duration) -> Result<u64, String> {
     let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
-    let mut pty = blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols: 80, rows: 24 })
+    let mut pty = blitty_os::pty::spawn(&argv, blitty_os::pty::Size { cols: 80, rows: 24 })
         .map_err(|e| format!("cannot start {}: {e}", argv[0].to_string_lossy()))?;
     // Blocking reads: the master comes non-blocking from spawn.
     let flags = rustix::fs::fcntl_getfl(&pty.master).map_err(|e| e.to_string())?;
@@ -156,7 +156,7 @@ pub(crate) fn drained_blocking(argv: &[String], timeout: Duration) -> Result<u64
 /// read() calls that returned data.
 pub(crate) fn drained_by(argv: &[String], timeout: Duration, reader: Reader) -> Result<u64, String> {
     let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
-    let mut pty = blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols: 80, rows: 24 })
+    let mut pty = blitty_os::pty::spawn(&argv, blitty_os::pty::Size { cols: 80, rows: 24 })
         .map_err(|e| format!("cannot start {}: {e}", argv[0].to_string_lossy()))?;
     let mut buf = vec![0u8; 1 << 16];
     let deadline = Instant::now() + timeout;
@@ -464,7 +464,7 @@ fn ctrl_c_once(env: &Env, shell: Shell, n: usize) -> Result<f64, String> {
     };
     let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
     let mut pty =
-        blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols: 80, rows: 24 }).map_err(|e| e.to_string())?;
+        blitty_os::pty::spawn(&argv, blitty_os::pty::Size { cols: 80, rows: 24 }).map_err(|e| e.to_string())?;
     // The observer drains what is there and then looks at its screen: a blocking read would
     // wait for output that never comes once the prompt is back.
     rustix::fs::fcntl_setfl(&pty.master, rustix::fs::OFlags::NONBLOCK).map_err(|e| e.to_string())?;
@@ -479,7 +479,7 @@ fn ctrl_c_once(env: &Env, shell: Shell, n: usize) -> Result<f64, String> {
             .is_some_and(|l| l.trim_end() == "READY$")
     };
     // Reads and parses what the pty shows until `done` holds or `limit` passes.
-    let mut pump = |pty: &mut blitty_io::pty::Pty,
+    let mut pump = |pty: &mut blitty_os::pty::Pty,
                     screen: &mut blitty_vt::Terminal,
                     limit: Duration,
                     done: &dyn Fn(&blitty_vt::Terminal) -> bool| {
@@ -498,7 +498,7 @@ fn ctrl_c_once(env: &Env, shell: Shell, n: usize) -> Result<f64, String> {
         }
         false
     };
-    let type_keys = |pty: &blitty_io::pty::Pty, keys: &[u8]| {
+    let type_keys = |pty: &blitty_os::pty::Pty, keys: &[u8]| {
         rustix::io::write(&pty.master, keys).map(|_| ()).map_err(|e| e.to_string())
     };
     let result = (|| {

@@ -182,7 +182,7 @@ pub(crate) fn time_until_then(
 ) -> Result<f64, String> {
     let argv: Vec<std::ffi::OsString> = argv.iter().map(std::ffi::OsString::from).collect();
     let t0 = Instant::now();
-    let mut pty = blitty_io::pty::spawn(&argv, blitty_io::pty::Size { cols, rows })
+    let mut pty = blitty_os::pty::spawn(&argv, blitty_os::pty::Size { cols, rows })
         .map_err(|e| format!("cannot start {}: {e}", argv[0].to_string_lossy()))?;
     let mut seen: Vec<u8> = Vec::new();
     let mut buf = vec![0u8; 1 << 16];
@@ -485,13 +485,13 @@ fn tmux_flood(dir: &Path, file: &Path, n: usize) -> Result<Flood, String> {
 fn engine_flood(file: &Path) -> Result<Flood, String> {
     let data = std::fs::read(file).map_err(|e| e.to_string())?;
     let mut term = blitty_vt::Terminal::with_scrollback(80, 23, blitty_vt::term::DEFAULT_SCROLLBACK);
-    let cpu0 = blitty_io::session::thread_cpu();
+    let cpu0 = blitty_os::stats::thread_cpu();
     let t0 = Instant::now();
     for chunk in data.chunks(64 * 1024) {
         term.feed(chunk);
     }
     let secs = t0.elapsed().as_secs_f64();
-    let cpu = blitty_io::session::thread_cpu() - cpu0;
+    let cpu = blitty_os::stats::thread_cpu() - cpu0;
     std::hint::black_box(&term);
     let bytes = data.len() as f64;
     Ok(Flood { mbps: bytes / secs / 1e6, cpu_per_gb: cpu / bytes * 1e9 })

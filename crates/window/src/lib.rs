@@ -8,8 +8,8 @@
 //! where the server's request limit says so. A window that is not mapped (minimised, on another
 //! desktop) presents nothing; the engine goes on parsing.
 //!
-//! The loop has the shape of blitty's other loops (`blitty_io::event`): one poll over the X
-//! connection, the program's pty and the signals, frames paced by `blitty_io::session::Pacer`.
+//! The loop has the shape of blitty's other loops (`blitty_os::event`): one poll over the X
+//! connection, the program's pty and the signals, frames paced by `blitty_os::pace::Pacer`.
 //!
 //! Keys (`keys.rs`) are read from the X server's keyboard map (core protocol: the keysym of a
 //! key with Shift, CapsLock and NumLock taken into account) and encoded as xterm encodes them.
@@ -18,16 +18,18 @@
 //! Not yet: xkbcommon (dead keys, compose), virtual terminals and `--attach` (see the README).
 
 mod clipboard;
+pub mod framebuffer;
 mod keys;
 mod mouse;
 
 use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
-use blitty_io::event::{PollSet, Wake};
-use blitty_io::pty::{self, Size};
-use blitty_io::session::{shell_status, Pacer};
-use blitty_io::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+use blitty_os::event::{PollSet, Wake};
+use blitty_os::pace::Pacer;
+use blitty_os::pty::{self, Size};
+use blitty_os::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+use blitty_os::status::shell_status;
 use blitty_pixel::{Fonts, Renderer};
 use blitty_vt::Terminal;
 use rustix::event::PollFlags;
@@ -41,7 +43,7 @@ use x11rb::protocol::Event;
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
-use blitty_io::text::Pos;
+use blitty_mux::text::Pos;
 use clipboard::Clipboard;
 use mouse::{Action, Clicks, Selection, Unit};
 
@@ -758,7 +760,7 @@ enum Source {
     Pty(pty::Pty),
     /// A session of the session server (`--attach`): its frames come on the socket, keys and
     /// sizes go there (the window is one more client, as `blitty attach` is).
-    Session { stream: std::os::unix::net::UnixStream, frames: blitty_io::proto::Frames, exit: Option<(i32, String)> },
+    Session { stream: std::os::unix::net::UnixStream, frames: blitty_mux::proto::Frames, exit: Option<(i32, String)> },
 }
 
 /// A virtual terminal of the window: a program on a pty (or a session), the engine parsing its
@@ -790,7 +792,7 @@ impl Vty {
         rows: usize,
         scrollback: usize,
     ) -> Result<Vty, String> {
-        use blitty_io::{client, proto};
+        use blitty_mux::{client, proto};
         let stream = client::connect(socket, None)?;
         let req = proto::Request::Attach { name: Some(name.to_string()), cols: cols as u16, rows: rows as u16 };
         let (stream, frames, first) = client::attach(stream, req)?;
@@ -808,8 +810,8 @@ impl Vty {
     }
 
     /// A message of the session server.
-    fn message(&mut self, msg: blitty_io::proto::Msg) {
-        use blitty_io::proto::Msg;
+    fn message(&mut self, msg: blitty_mux::proto::Msg) {
+        use blitty_mux::proto::Msg;
         let Source::Session { exit, .. } = &mut self.src else { return };
         match msg {
             Msg::Output(bytes) => {
@@ -823,9 +825,9 @@ impl Vty {
         }
     }
 
-    fn send(&mut self, msg: &blitty_io::proto::Msg) {
+    fn send(&mut self, msg: &blitty_mux::proto::Msg) {
         if let Source::Session { stream, exit, .. } = &mut self.src {
-            if blitty_io::client::send(stream, msg).is_err() && exit.is_none() {
+            if blitty_mux::client::send(stream, msg).is_err() && exit.is_none() {
                 *exit = Some((1, "the blitty server went away".into()));
             }
         }
@@ -900,7 +902,7 @@ impl Vty {
                 // In pieces the server takes (a paste can be larger than one message).
                 let keys = std::mem::take(&mut self.to_child);
                 for piece in keys.chunks(64 * 1024) {
-                    self.send(&blitty_io::proto::Msg::Input(piece.to_vec()));
+                    self.send(&blitty_mux::proto::Msg::Input(piece.to_vec()));
                 }
                 return;
             }
@@ -930,7 +932,7 @@ impl Vty {
             }
             Source::Session { exit, .. } => {
                 let (status, reason) = exit.clone()?;
-                eprintln!("blitty window: {}", blitty_io::names::defanged(&reason));
+                eprintln!("blitty window: {}", blitty_mux::names::defanged(&reason));
                 status
             }
         };
@@ -946,7 +948,7 @@ impl Vty {
             Source::Pty(p) => {
                 let _ = p.resize(size);
             }
-            Source::Session { .. } => self.send(&blitty_io::proto::Msg::Resize { cols: size.cols, rows: size.rows }),
+            Source::Session { .. } => self.send(&blitty_mux::proto::Msg::Resize { cols: size.cols, rows: size.rows }),
         }
     }
 

@@ -2,7 +2,7 @@
 //!
 //! Choices, against xterm and the terminals users come from:
 //! - A drag with the left button selects characters; a double click selects a word (a path or
-//!   URL is one word: `blitty_io::text::WORD_CHARS`), a triple click the whole line (a line
+//!   URL is one word: `blitty_mux::text::WORD_CHARS`), a triple click the whole line (a line
 //!   that wrapped is one line); dragging after a double or triple click extends by words or
 //!   lines. The right button extends the selection to where it is pressed (xterm).
 //! - Releasing the button copies the selection to PRIMARY (xterm, alacritty, kitty); Ctrl-Shift-C
@@ -19,7 +19,7 @@
 
 use std::time::{Duration, Instant};
 
-use blitty_io::text::{between, logical_line, word_at, Pos};
+use blitty_mux::text::{between, logical_line, word_at, Pos};
 use blitty_vt::term::{Modes, MouseEncoding, MouseTracking};
 use blitty_vt::Screen;
 
@@ -87,7 +87,7 @@ impl Selection {
 
 /// Whether the character at `p` is a wide one.
 fn wide_at(screen: &Screen, p: Pos) -> bool {
-    blitty_io::text::row_of(screen, p.line).is_some_and(|row| row.get(p.col + 1).is_some_and(|c| c.is_spacer()))
+    blitty_mux::text::row_of(screen, p.line).is_some_and(|row| row.get(p.col + 1).is_some_and(|c| c.is_spacer()))
 }
 
 /// The first and last character of the `unit` at `at`.

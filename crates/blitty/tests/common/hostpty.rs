@@ -43,7 +43,7 @@ impl HostPty {
     }
 
     fn spawn_with(blitty: &str, args: &[&str], ignored: &'static [i32], answer: Option<([u8; 3], [u8; 3])>) -> HostPty {
-        let (master, slave) = blitty_io::pty::pair().expect("a pty");
+        let (master, slave) = blitty_os::pty::pair().expect("a pty");
         let slave_fd: OwnedFd =
             rustix::fs::open(&slave, rustix::fs::OFlags::RDWR | rustix::fs::OFlags::NOCTTY, rustix::fs::Mode::empty())
                 .expect("open the slave");

@@ -10,23 +10,28 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::AsFd;
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use blitty_present::{ansi, AnsiPresenter, View};
 use blitty_vt::{Screen, Terminal, WORK_PER_TURN};
-use rustix::event::{poll, PollFd, PollFlags};
+use rustix::event::PollFlags;
 use rustix::io::Errno;
 
 use crate::copymode::CopyMode;
-use crate::event::{PollSet, Wake};
-use crate::host::{self, RawMode};
 use crate::keys::{self, Action, Keys, Prefix};
-use crate::pty::{self, Size};
 use crate::queue::ProgramInput;
-use crate::reader::{Chunk, Reader};
-use crate::signals::{self, Signals, SIGCHLD, SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGTTOU, SIGWINCH};
+use blitty_os::event::{PollSet, Wake};
+use blitty_os::host::{self, RawMode};
+use blitty_os::output::Output;
+use blitty_os::pace::Pacer;
+use blitty_os::pty::{self, Size};
+use blitty_os::reader::{Chunk, Reader};
+use blitty_os::signals::{
+    self, Signals, SIGCHLD, SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGTTOU, SIGWINCH,
+};
+use blitty_os::stats::{thread_cpu, thread_syscalls};
+use blitty_os::status::shell_status;
 
 pub struct Options {
     pub argv: Vec<OsString>,
@@ -124,34 +129,6 @@ impl From<Errno> for Error {
     }
 }
 
-/// This thread's CPU seconds, to the nanosecond: /proc/thread-self/schedstat holds the
-/// nanoseconds on the CPU, then waiting, then time slices.
-pub fn thread_cpu() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
-        .unwrap_or(0.0)
-        / 1e9
-}
-
-/// This thread's read() and write() system calls, from /proc/thread-self/io. (The process's
-/// /proc/self/io would also count the children it has reaped.)
-pub(crate) fn thread_syscalls() -> (u64, u64) {
-    let mut counts = (0, 0);
-    if let Ok(io) = std::fs::read_to_string("/proc/thread-self/io") {
-        for line in io.lines() {
-            let mut it = line.split(':');
-            let (k, v) = (it.next().unwrap_or(""), it.next().unwrap_or("").trim().parse().unwrap_or(0));
-            match k {
-                "syscr" => counts.0 = v,
-                "syscw" => counts.1 = v,
-                _ => {}
-            }
-        }
-    }
-    counts
-}
-
 /// Bytes read from the child before the loop looks at keys and the clock again (or [`TURN`]).
 const READ_BUDGET: usize = 1 << 20;
 /// Bytes parsed in a flood between two offers of the core to whatever else is waiting for it
@@ -243,234 +220,8 @@ impl Sharing {
     }
 }
 
-/// Output that has paused this long is "quiet": its frame goes out at once, budget allowing.
-const QUIET: Duration = Duration::from_millis(3);
-/// Under sustained output frames come at this fraction of `hz`.
-const SUSTAINED: f64 = 0.8;
-/// Frames the budget can hold: at most this many above the steady rate in any window.
-const BURST: f64 = 6.0;
-/// Frames other than answers to a key leave this many in the budget, for the frames that
-/// answer a key (the rest of a flood after Ctrl-C, then the prompt).
-const SPARE: f64 = 3.0;
-/// For this long after a key is forwarded, output that pauses for ANSWER_QUIET is presented
-/// from the spare: the answer to a key (an echo, the prompt after Ctrl-C) is what the user
-/// waits for.
-const RESPONSE: Duration = Duration::from_millis(250);
-const ANSWER_QUIET: Duration = Duration::from_micros(300);
-
-/// A token bucket of frames: `hz` a second, holding up to BURST. Over any T seconds at most
-/// BURST + hz·T frames go out, so the average rate never exceeds `hz`; when the bucket is
-/// empty the next frame waits at most 1/hz.
-struct FrameBudget {
-    hz: f64,
-    tokens: f64,
-    at: Instant,
-}
-
-impl FrameBudget {
-    fn refill(&mut self, now: Instant) {
-        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * self.hz).min(BURST);
-        self.at = now;
-    }
-
-    /// When `need` tokens will be there.
-    fn ready_at(&self, need: f64) -> Instant {
-        self.at + Duration::from_secs_f64(((need - self.tokens) / self.hz).max(0.0))
-    }
-
-    fn spend(&mut self) {
-        self.tokens -= 1.0;
-    }
-}
-
-/// When frames go out, one shape for every display (`blitty run`'s terminal, `blitty serial`'s,
-/// each client of the session server): at most `hz` a second by a [`FrameBudget`]; under
-/// sustained output at SUSTAINED of `hz`; output that pauses (QUIET) is shown at once, budget
-/// allowing; and for RESPONSE after a key, the answer to it (an echo, the prompt after Ctrl-C) is
-/// shown after ANSWER_QUIET, from the spare the other frames leave. While a flood goes on (never
-/// quiet), frames come at the full `hz` for RESPONSE after a key instead of SUSTAINED of it, so
-/// that an answer drowned in the flood waits at most 1/hz for its frame, as tmux and alacritty
-/// users expect of a key during `cat` of a large file.
-pub struct Pacer {
-    budget: FrameBudget,
-    interval: Duration,
-    /// 1/hz: the interval of frames while answering a key.
-    full: Duration,
-    next_frame: Instant,
-    last_output: Instant,
-    last_key: Instant,
-}
-
-impl Pacer {
-    pub fn new(hz: u32) -> Pacer {
-        let hz = hz.clamp(1, 1000) as f64;
-        let now = Instant::now();
-        Pacer {
-            budget: FrameBudget { hz, tokens: BURST, at: now },
-            interval: Duration::from_secs_f64(1.0 / (hz * SUSTAINED)),
-            full: Duration::from_secs_f64(1.0 / hz),
-            next_frame: now,
-            last_output: now,
-            last_key: now - RESPONSE,
-        }
-    }
-
-    /// Output arrived (what the display shows changed).
-    pub fn output(&mut self, now: Instant) {
-        self.last_output = now;
-    }
-
-    /// A key went to the program: its answer is what the user waits for.
-    pub fn key(&mut self, now: Instant) {
-        self.last_key = now;
-    }
-
-    /// A key went to the program less than RESPONSE ago.
-    pub fn answering(&self, now: Instant) -> bool {
-        now.duration_since(self.last_key) < RESPONSE
-    }
-
-    fn quiet(&self, now: Instant) -> (f64, Duration) {
-        if self.answering(now) {
-            (1.0, ANSWER_QUIET)
-        } else {
-            (1.0 + SPARE, QUIET)
-        }
-    }
-
-    /// When the next frame may go: the earlier of the paced frame and the quiet frame, each
-    /// when the budget allows.
-    pub fn due_at(&self, now: Instant) -> Instant {
-        let (quiet_need, quiet_wait) = self.quiet(now);
-        let paced = self.next_frame.max(self.budget.ready_at(1.0 + SPARE));
-        let quiet = (self.last_output + quiet_wait).max(self.budget.ready_at(quiet_need));
-        let answer = if self.answering(now) { self.answer_at().max(self.budget.ready_at(1.0)) } else { paced };
-        paced.min(quiet).min(answer)
-    }
-
-    /// Whether a frame may go now.
-    pub fn due(&mut self, now: Instant) -> bool {
-        self.budget.refill(now);
-        let (quiet_need, quiet_wait) = self.quiet(now);
-        (now >= self.next_frame && self.budget.tokens >= 1.0 + SPARE)
-            || (now.duration_since(self.last_output) >= quiet_wait && self.budget.tokens >= quiet_need)
-            || (self.answering(now) && now >= self.answer_at() && self.budget.tokens >= 1.0)
-    }
-
-    /// A frame went out.
-    pub fn sent(&mut self, now: Instant) {
-        self.budget.spend();
-        self.next_frame = now + self.interval;
-    }
-
-    /// While answering a key: 1/hz after the last frame (which went `interval` before the next
-    /// sustained one is due).
-    fn answer_at(&self) -> Instant {
-        self.next_frame - self.interval + self.full
-    }
-
-    /// The sustained frame interval (a host still taking the last frame is looked at again after it).
-    pub fn interval(&self) -> Duration {
-        self.interval
-    }
-}
-
 /// How long a frame may be held back while the program asks for synchronized output.
 const SYNC_LIMIT: Duration = Duration::from_millis(150);
-
-/// Output on its way to a display, one shape for every display: the user's terminal (`run`,
-/// `serial`, the client) and each client's socket (the server). It is written without blocking
-/// from the event loop; what the display has not taken yet waits here, and no new frame is
-/// built until it is gone, so a slow display costs frames, never input or reading.
-pub(crate) struct Output<F: AsFd = std::os::fd::OwnedFd> {
-    pub(crate) fd: F,
-    pending: Vec<u8>,
-    at: usize,
-}
-
-impl<F: AsFd> Output<F> {
-    pub(crate) fn new(fd: F) -> Output<F> {
-        Output { fd, pending: Vec::new(), at: 0 }
-    }
-
-    pub(crate) fn idle(&self) -> bool {
-        self.at >= self.pending.len()
-    }
-
-    /// Starts sending `frame` (the previous one must be done).
-    pub(crate) fn send(&mut self, frame: Vec<u8>) {
-        self.pending = frame;
-        self.at = 0;
-        self.flush();
-    }
-
-    /// Where to put more output after what is pending (messages queue behind each other).
-    pub(crate) fn queue(&mut self) -> &mut Vec<u8> {
-        if self.idle() {
-            self.pending.clear();
-            self.at = 0;
-        }
-        &mut self.pending
-    }
-
-    /// What is not written yet.
-    pub(crate) fn unsent(&self) -> &[u8] {
-        &self.pending[self.at.min(self.pending.len())..]
-    }
-
-    /// Drops what is not written yet.
-    pub(crate) fn discard(&mut self) {
-        self.pending.clear();
-        self.at = 0;
-    }
-
-    /// Writes as much as the display takes now. False when it is gone (hung up, closed):
-    /// what was pending is dropped.
-    pub(crate) fn flush(&mut self) -> bool {
-        while self.at < self.pending.len() {
-            match rustix::io::write(&self.fd, &self.pending[self.at..]) {
-                Ok(0) => {
-                    self.at = self.pending.len();
-                    return false;
-                }
-                Ok(n) => self.at += n,
-                Err(Errno::INTR) => {}
-                Err(Errno::AGAIN) => return true,
-                Err(_) => {
-                    self.at = self.pending.len();
-                    return false;
-                }
-            }
-        }
-        true
-    }
-
-    /// A buffer for the next frame (the last frame's, reused).
-    pub(crate) fn buffer(&mut self) -> Vec<u8> {
-        let mut b = std::mem::take(&mut self.pending);
-        b.clear();
-        self.at = 0;
-        b
-    }
-
-    /// Sends what is left, waiting for the display if it must (at the end of the session).
-    pub(crate) fn finish(&mut self) {
-        while !self.idle() {
-            if !self.flush() {
-                return;
-            }
-            if !self.idle() {
-                let mut fds = [PollFd::new(&self.fd, PollFlags::OUT)];
-                let _ = poll(&mut fds, None);
-            }
-        }
-    }
-}
-
-/// The child's status as a shell reports it: its exit code, or 128 + the signal that killed it.
-pub fn shell_status(status: std::process::ExitStatus) -> i32 {
-    status.code().or_else(|| status.signal().map(|s| 128 + s)).unwrap_or(1)
-}
 
 /// The parts of `run`'s loop, as its poll set names them.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -1021,55 +772,6 @@ pub(crate) fn restore_host(writer: &mut Output, presenter: &mut AnsiPresenter, t
 mod pacer_tests {
     use super::*;
     use crate::queue::{OUTPUT_WAITS_AT, PROGRAM_INPUT_LIMIT};
-
-    /// A flood at 60 Hz (output every 0.1 ms for 3 s, a frame whenever one is due), with a
-    /// key every `keys` (or none): the frame times.
-    fn flood(keys: Option<Duration>) -> Vec<Duration> {
-        let mut p = Pacer::new(60);
-        let start = Instant::now();
-        let mut frames = Vec::new();
-        let mut next_key = keys.map(|_| Duration::ZERO);
-        for step in 0..30_000u32 {
-            let t = Duration::from_micros(100) * step;
-            let now = start + t;
-            if let (Some(k), Some(every)) = (next_key, keys) {
-                if t >= k {
-                    p.key(now);
-                    next_key = Some(k + every);
-                }
-            }
-            p.output(now);
-            if p.due(now) {
-                p.sent(now);
-                frames.push(t);
-            }
-        }
-        frames
-    }
-
-    fn in_window(frames: &[Duration], from: f64, to: f64) -> usize {
-        frames.iter().filter(|t| (from..to).contains(&t.as_secs_f64())).count()
-    }
-
-    #[test]
-    fn a_flood_gets_the_sustained_rate_and_a_key_during_it_the_full_rate() {
-        let plain = flood(None);
-        let n = in_window(&plain, 1.0, 2.0);
-        assert!((46..=50).contains(&n), "{n} frames a second without keys (80% of 60)");
-        let typing = flood(Some(Duration::from_millis(200)));
-        let n = in_window(&typing, 1.0, 2.0);
-        assert!((58..=60).contains(&n), "{n} frames a second while answering keys");
-        // While answering, no frame waits more than 1/hz (plus the 0.1 ms step).
-        let gaps = typing.windows(2).filter(|w| w[0].as_secs_f64() > 0.5).map(|w| w[1] - w[0]);
-        assert!(gaps.max().unwrap() <= Duration::from_micros(16_767), "a frame waited longer than 1/hz");
-        // Never above hz on average: at most hz + BURST in any second.
-        for f in [&plain, &typing] {
-            for w in 0..20 {
-                let from = w as f64 * 0.1;
-                assert!(in_window(f, from, from + 1.0) <= 60 + BURST as usize);
-            }
-        }
-    }
 
     #[test]
     fn output_waits_while_answers_fill_half_the_limit_and_keys_past_the_limit_are_refused() {

@@ -33,7 +33,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime};
 
 use blitty_present::AnsiPresenter;
 use blitty_vt::Terminal;
@@ -41,14 +41,18 @@ use rustix::event::PollFlags;
 use rustix::io::Errno;
 
 use crate::copymode::CopyMode;
-use crate::event::{PollSet, Wake};
-use crate::host::{self, RawMode};
 use crate::keys::{self, Action, Keys, Prefix};
-use crate::line::{Read, SerialLine};
-use crate::serial::{self, Line, Map, Settings};
-use crate::session::{enter_scrollback, present, resize_host, restore_host, scrollback_keys, Output, Pacer};
-use crate::signals::{Signals, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
-use crate::xmodem;
+use crate::run::{enter_scrollback, present, resize_host, restore_host, scrollback_keys};
+use blitty_os::event::{PollSet, Wake};
+use blitty_os::host::{self, RawMode};
+use blitty_os::output::Output;
+use blitty_os::pace::Pacer;
+use blitty_os::signals::{Signals, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
+use blitty_os::time::timestamp;
+use blitty_serial::line::{Read, SerialLine};
+use blitty_serial::settings::chars_per_second;
+use blitty_serial::settings::{self as serial, Line, Map, Settings};
+use blitty_serial::xmodem;
 
 pub struct Options {
     pub device: PathBuf,
@@ -65,7 +69,7 @@ pub struct Options {
     pub hz: u32,
     pub scrollback: usize,
     pub prefix: Prefix,
-    /// Lock the device (flock and a UUCP lock file, see `crate::lock`).
+    /// Lock the device (flock and a UUCP lock file, see `blitty_serial::lock`).
     pub lock: bool,
     /// Foreground and background of blitty's own rows (inverse video when neither is set).
     pub status_colours: (Option<blitty_vt::Color>, Option<blitty_vt::Color>),
@@ -178,30 +182,6 @@ impl Log {
     }
 }
 
-/// `[YYYY-MM-DD hh:mm:ss.mmm] ` in UTC.
-pub fn timestamp(t: SystemTime) -> String {
-    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs();
-    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "[{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{:03}] ",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60,
-        d.subsec_millis()
-    )
-}
-
 /// The hex view: 16 bytes a line, offset, hex, and the printable ones as text.
 #[derive(Default)]
 struct HexDump {
@@ -258,12 +238,6 @@ struct Prompt {
     text: String,
     /// What Tab found when it could not complete alone.
     hint: String,
-}
-
-/// Characters a second the line carries: start bit, data bits, parity, stop bits.
-pub fn chars_per_second(s: &Settings) -> f64 {
-    let bits = 1 + s.data_bits as u32 + u32::from(s.parity != serial::Parity::None) + s.stop_bits as u32;
-    s.baud as f64 / bits as f64
 }
 
 fn read_file(name: &str) -> Result<Vec<u8>, String> {
@@ -1023,13 +997,6 @@ mod tests {
         assert_eq!(complete_path(&format!("{d}/zz")).1, "no match");
         assert_eq!(complete_path(&format!("{d}/.h")).0, format!("{d}/.hidden"));
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn timestamps_are_utc_civil_time() {
-        let t = UNIX_EPOCH + Duration::from_millis(1_795_310_445_123);
-        assert_eq!(timestamp(t), "[2026-11-22 01:20:45.123] ");
-        assert_eq!(timestamp(UNIX_EPOCH + Duration::from_secs(951_782_400)), "[2000-02-29 00:00:00.000] ");
     }
 
     #[test]

@@ -35,17 +35,18 @@ use rustix::event::PollFlags;
 use rustix::io::Errno;
 
 use crate::copymode::CopyMode;
-use crate::event::{PollSet, Wake};
 use crate::keys::{self, Action, Keys, Prefix};
-use crate::line::SerialLine;
 use crate::names::{self, printable};
 use crate::proto::{self, Frames, Msg, Request, VtySpec};
-use crate::pty::{self, Pty, Size};
 use crate::queue::{ProgramInput, PROGRAM_INPUT_LIMIT};
-use crate::serial::{Flow, Parity, Settings};
-use crate::session::{Output, Pacer};
-use crate::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGTERM};
 use crate::sockdir;
+use blitty_os::event::{PollSet, Wake};
+use blitty_os::output::Output;
+use blitty_os::pace::Pacer;
+use blitty_os::pty::{self, Pty, Size};
+use blitty_os::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGTERM};
+use blitty_serial::line::SerialLine;
+use blitty_serial::settings::{Flow, Parity, Settings};
 
 /// The commands after the prefix, for the help (`?`).
 pub const SESSION_COMMANDS: &[(&str, &str)] = &[
@@ -490,7 +491,7 @@ impl Server {
             for (vi, v) in s.vtys.iter().enumerate() {
                 if let (Source::Serial(SerialLine { settings, .. }), Some(fd)) = (&v.source, v.source.fd()) {
                     if swept(v, shown) {
-                        let cps = crate::console::chars_per_second(settings);
+                        let cps = blitty_serial::settings::chars_per_second(settings);
                         tick = tick.min(Duration::from_secs_f64(1024.0 / cps.max(1.0)).max(SWEEP_MIN));
                         set.add(fd, PollFlags::IN, (si, vi));
                     }
@@ -1112,7 +1113,7 @@ impl Server {
                 sess.size.rows,
                 clients,
                 if clients == 1 { "" } else { "s" },
-                crate::console::timestamp(std::time::UNIX_EPOCH + Duration::from_secs(created))
+                blitty_os::time::timestamp(std::time::UNIX_EPOCH + Duration::from_secs(created))
                     .trim()
                     .trim_matches(|c| c == '[' || c == ']'),
             ));
@@ -1177,7 +1178,7 @@ impl Server {
             // on), unless the config file says `clipboard = false`.
             if let Some(clip) = v.term.screen_mut().take_clipboard() {
                 if self.opts.clipboard {
-                    clipboard = Some((v.id, crate::session::clipboard_write(&clip)));
+                    clipboard = Some((v.id, crate::run::clipboard_write(&clip)));
                 }
             }
         }
@@ -1254,7 +1255,7 @@ impl Server {
                         if let Ok(Some(status)) = pty.child.try_wait() {
                             // What it wrote last is read before it goes.
                             v.read_output(&mut self.buf, 16 * READ_SIZE);
-                            let code = crate::session::shell_status(status);
+                            let code = blitty_os::status::shell_status(status);
                             let words = match status.code() {
                                 Some(c) => format!("exited with status {c}"),
                                 None => format!("was killed by signal {}", code - 128),
@@ -1366,20 +1367,15 @@ impl Server {
                     let Some(s) = self.sessions.iter().find(|s| s.id == id) else { continue };
                     let Some(v) = s.vtys.get(s.current) else { continue };
                     let c = &mut self.clients[i];
-                    crate::session::enter_scrollback(&mut c.copy, &mut c.presenter, v.term.screen(), back);
+                    crate::run::enter_scrollback(&mut c.copy, &mut c.presenter, v.term.screen(), back);
                     c.dirty = true;
                 }
                 Action::Copy(b) => {
                     let Some(s) = self.sessions.iter().find(|s| s.id == id) else { continue };
                     let Some(v) = s.vtys.get(s.current) else { continue };
                     let c = &mut self.clients[i];
-                    let (clip, rest) = crate::session::scrollback_keys(
-                        &mut c.copy,
-                        &mut c.keys,
-                        &mut c.presenter,
-                        &b,
-                        v.term.screen(),
-                    );
+                    let (clip, rest) =
+                        crate::run::scrollback_keys(&mut c.copy, &mut c.keys, &mut c.presenter, &b, v.term.screen());
                     if let Some(clip) = clip {
                         c.clipboard = clip;
                     }

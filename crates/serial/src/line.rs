@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use rustix::io::Errno;
 
-use crate::serial::{self, Settings};
+use crate::settings::{self as serial, Settings};
 
 /// How often a line that went away is looked for.
 pub const REOPEN: Duration = Duration::from_millis(200);
@@ -20,7 +20,7 @@ pub const REOPEN: Duration = Duration::from_millis(200);
 /// What an open line holds: given back (settings, locks) when dropped.
 struct Opened {
     fd: OwnedFd,
-    _guard: crate::restore::DeviceGuard,
+    _guard: blitty_os::restore::DeviceGuard,
     _lock_file: Option<crate::lock::LockFile>,
 }
 

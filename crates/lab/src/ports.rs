@@ -21,7 +21,7 @@ use blitty_vt::Terminal;
 use rustix::event::epoll;
 use rustix::io::Errno;
 
-use crate::serial::{self, Settings};
+use blitty_serial::settings::{self as serial, Settings};
 
 /// VMIN above 64 makes Linux (5.11 and later, whose tty read copies through a 64-byte
 /// buffer) return at most 64 bytes per read() whatever is waiting: measured here, a raw pty
@@ -63,7 +63,7 @@ impl Receiver {
     /// Opens and sets up every port in `paths` (raw, `settings` with VMIN/VTIME replaced),
     /// capturing each to the file beside it in `captures`.
     pub fn open(paths: &[PathBuf], captures: &[PathBuf], settings: &Settings) -> Result<Receiver, serial::Error> {
-        let cps = crate::console::chars_per_second(settings);
+        let cps = blitty_serial::settings::chars_per_second(settings);
         let tick = tick_for(cps);
         let vmin = (cps * tick.as_secs_f64() / 2.0).clamp(1.0, MAX_VMIN) as u8;
         let line = Settings { vmin, vtime: 0, ..*settings };
@@ -204,7 +204,7 @@ mod tests {
         let mut paths = Vec::new();
         let mut captures = Vec::new();
         for i in 0..8 {
-            let (m, path) = crate::pty::pair().expect("pty");
+            let (m, path) = blitty_os::pty::pair().expect("pty");
             paths.push(path);
             captures.push(dir.join(format!("{i}.cap")));
             masters.push(File::from(m));

@@ -81,16 +81,20 @@ pub fn open(path: &Path) -> Result<OwnedFd, Error> {
 
 /// Opens `path` and sets it up with `s`, keeping what it was set to before in the returned
 /// guard: the device gets its termios back when the guard is dropped, from the panic hook, and
-/// on an abort ([`crate::restore`]), as tio and picocom give a line back.
+/// on an abort ([`blitty_os::restore`]), as tio and picocom give a line back.
 ///
 /// With `lock`, the device is locked with flock first (see [`crate::lock`]): a line another
 /// console holds is neither set up nor read.
-pub fn open_configured(path: &Path, s: &Settings, lock: bool) -> Result<(OwnedFd, crate::restore::DeviceGuard), Error> {
+pub fn open_configured(
+    path: &Path,
+    s: &Settings,
+    lock: bool,
+) -> Result<(OwnedFd, blitty_os::restore::DeviceGuard), Error> {
     let fd = open(path)?;
     if lock {
         crate::lock::flock(&fd, path)?;
     }
-    let guard = crate::restore::DeviceGuard::save(&fd)
+    let guard = blitty_os::restore::DeviceGuard::save(&fd)
         .map_err(|cause| Error::Setup { path: path.display().to_string(), cause })?;
     configure(&fd, path, s)?;
     Ok((fd, guard))
@@ -321,7 +325,7 @@ mod tests {
 
     /// A pty pair stands in for a cable: the slave end is the "device".
     fn cable() -> (OwnedFd, std::path::PathBuf) {
-        crate::pty::pair().expect("a pty")
+        blitty_os::pty::pair().expect("a pty")
     }
 
     #[test]
@@ -426,4 +430,9 @@ mod tests {
         let e = open(Path::new("/etc/hostname")).expect_err("not a tty");
         assert_eq!(e.to_string(), "/etc/hostname is not a terminal device (a serial line or a pty)");
     }
+}
+/// Characters a second the line carries: start bit, data bits, parity, stop bits.
+pub fn chars_per_second(s: &Settings) -> f64 {
+    let bits = 1 + s.data_bits as u32 + u32::from(s.parity != Parity::None) + s.stop_bits as u32;
+    s.baud as f64 / bits as f64
 }

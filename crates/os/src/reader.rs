@@ -274,6 +274,6 @@ fn read_loop(
 
 /// This thread's system calls and CPU time, from /proc/thread-self.
 fn thread_stats() -> ReaderStats {
-    let (syscr, syscw) = crate::session::thread_syscalls();
-    ReaderStats { syscr, syscw, cpu: crate::session::thread_cpu() }
+    let (syscr, syscw) = crate::stats::thread_syscalls();
+    ReaderStats { syscr, syscw, cpu: crate::stats::thread_cpu() }
 }
