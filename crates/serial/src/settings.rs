@@ -319,6 +319,12 @@ pub fn counters(fd: impl AsFd) -> Option<Counters> {
     })
 }
 
+/// Characters a second the line carries: start bit, data bits, parity, stop bits.
+pub fn chars_per_second(s: &Settings) -> f64 {
+    let bits = 1 + s.data_bits as u32 + u32::from(s.parity != Parity::None) + s.stop_bits as u32;
+    s.baud as f64 / bits as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -430,9 +436,4 @@ mod tests {
         let e = open(Path::new("/etc/hostname")).expect_err("not a tty");
         assert_eq!(e.to_string(), "/etc/hostname is not a terminal device (a serial line or a pty)");
     }
-}
-/// Characters a second the line carries: start bit, data bits, parity, stop bits.
-pub fn chars_per_second(s: &Settings) -> f64 {
-    let bits = 1 + s.data_bits as u32 + u32::from(s.parity != Parity::None) + s.stop_bits as u32;
-    s.baud as f64 / bits as f64
 }
