@@ -152,11 +152,21 @@ impl Keys {
 
     /// Turns typed bytes into actions; `rows` sets the page size.
     pub fn feed(&mut self, mut input: &[u8], rows: usize, actions: &mut Vec<Action>) {
+        while !input.is_empty() {
+            let n = self.take(input, rows, actions);
+            input = &input[n..];
+        }
+    }
+
+    /// Turns typed bytes into actions up to and with the first command (what follows it may
+    /// be for a prompt the command opens); returns the bytes taken.
+    pub fn take(&mut self, whole: &[u8], rows: usize, actions: &mut Vec<Action>) -> usize {
         let page = rows.saturating_sub(1).max(1) as isize;
+        let mut input = whole;
         while !input.is_empty() {
             if self.scrolling {
                 actions.push(Action::Copy(input.to_vec()));
-                return;
+                return whole.len();
             }
             if self.after_prefix {
                 self.after_prefix = false;
@@ -177,7 +187,7 @@ impl Keys {
                     // A key cut off by the end of the read is taken as what arrived.
                     let n = key_len(input, true).unwrap_or(input.len());
                     actions.push(Action::Command(input[..n].to_vec()));
-                    input = &input[n..];
+                    return whole.len() - input.len() + n;
                 }
                 continue;
             }
@@ -195,6 +205,7 @@ impl Keys {
                 }
             }
         }
+        whole.len()
     }
 }
 

@@ -11,8 +11,10 @@
 
 pub mod client;
 pub mod copymode;
+pub mod display;
 pub mod keys;
 pub mod names;
+pub mod pane;
 pub mod proto;
 pub mod queue;
 pub mod run;
@@ -20,3 +22,4 @@ pub mod serial_console;
 pub mod server;
 pub mod sockdir;
 pub mod text;
+pub mod ui;

@@ -20,7 +20,7 @@ pub const PROGRAM_INPUT_LIMIT: usize = 1 << 20;
 /// terminal whose buffer is full takes no more output: the program then waits in its write
 /// until it reads its input. Answers never take more than this and one piece's worth
 /// (a piece of output (4 KiB in `blitty run`, a read in the server)), so keys always find room.
-pub(crate) const OUTPUT_WAITS_AT: usize = PROGRAM_INPUT_LIMIT / 2;
+pub const OUTPUT_WAITS_AT: usize = PROGRAM_INPUT_LIMIT / 2;
 
 /// Answers are written in batches of about this many bytes, between which keys go first.
 const ANSWER_BATCH: usize = 4096;
@@ -28,22 +28,22 @@ const ANSWER_BATCH: usize = 4096;
 /// Bytes in order, drained by moving an offset: a program that takes its input a little at a
 /// time costs what it takes, not a move of everything still waiting at each write.
 #[derive(Default)]
-pub(crate) struct Fifo {
+pub struct Fifo {
     bytes: Vec<u8>,
     /// Where the bytes not written yet start.
-    pub(crate) at: usize,
+    pub at: usize,
 }
 
 impl Fifo {
-    pub(crate) fn unsent(&self) -> &[u8] {
+    pub fn unsent(&self) -> &[u8] {
         &self.bytes[self.at..]
     }
 
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.bytes.len() - self.at
     }
 
-    pub(crate) fn sent(&mut self, n: usize) {
+    pub fn sent(&mut self, n: usize) {
         self.at = (self.at + n).min(self.bytes.len());
         if self.at == self.bytes.len() {
             self.bytes.clear();
@@ -51,7 +51,7 @@ impl Fifo {
         }
     }
 
-    pub(crate) fn push(&mut self, more: &[u8]) {
+    pub fn push(&mut self, more: &[u8]) {
         // The written part is dropped once it is the larger part: each byte is moved at most
         // once more than it is queued.
         if self.at > 0 && self.at >= self.len() {
@@ -70,8 +70,8 @@ impl Fifo {
 /// paste is never split by one (keys go on while any wait). A program cannot tell the order
 /// apart from a terminal that parsed its query a little later.
 #[derive(Default)]
-pub(crate) struct ProgramInput {
-    pub(crate) keys: Fifo,
+pub struct ProgramInput {
+    pub keys: Fifo,
     answers: Fifo,
     /// The lengths of the answers' batches, in order, not counting `writing`.
     batches: std::collections::VecDeque<usize>,
@@ -80,17 +80,17 @@ pub(crate) struct ProgramInput {
 }
 
 impl ProgramInput {
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.keys.len() + self.answers.len()
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// What to write next: the rest of the batch of answers being written, else the keys, else
     /// the next batch.
-    pub(crate) fn unsent(&self) -> &[u8] {
+    pub fn unsent(&self) -> &[u8] {
         let answers = if self.writing > 0 {
             self.writing
         } else if self.keys.len() > 0 {
@@ -102,7 +102,7 @@ impl ProgramInput {
     }
 
     /// `n` bytes of [`Self::unsent`] were written.
-    pub(crate) fn sent(&mut self, n: usize) {
+    pub fn sent(&mut self, n: usize) {
         if self.writing == 0 && self.keys.len() > 0 {
             self.keys.sent(n);
             return;
@@ -115,18 +115,18 @@ impl ProgramInput {
         self.answers.sent(n);
     }
 
-    pub(crate) fn clear(&mut self) {
+    pub fn clear(&mut self) {
         *self = ProgramInput::default();
     }
 
     /// Whether the program's output may be parsed (see [`OUTPUT_WAITS_AT`]).
-    pub(crate) fn takes_output(&self) -> bool {
+    pub fn takes_output(&self) -> bool {
         self.answers.len() < OUTPUT_WAITS_AT
     }
 
     /// Queues the engine's answers (all of them: a program waits for the answer it asked for);
     /// returns whether more output may be parsed.
-    pub(crate) fn answers(&mut self, term: &mut Terminal) -> bool {
+    pub fn answers(&mut self, term: &mut Terminal) -> bool {
         let replies = term.take_replies();
         if !replies.is_empty() {
             self.answers.push(&replies);
@@ -142,7 +142,7 @@ impl ProgramInput {
     /// refused (all or none: a cut could fall inside a character or a key's sequence). The end
     /// of a bracketed paste is queued even so, or the program would take all that follows for
     /// the paste.
-    pub(crate) fn keys(&mut self, keys: &[u8]) -> usize {
+    pub fn keys(&mut self, keys: &[u8]) -> usize {
         if self.len() + keys.len() <= PROGRAM_INPUT_LIMIT {
             self.keys.push(keys);
             return 0;

@@ -220,6 +220,11 @@ impl AnsiPresenter {
     /// Whether a frame has changed the host's cursor shape since the start (or the last
     /// [`AnsiPresenter::leave`]): a restore that cannot ask the presenter (a panic, an abort)
     /// needs to know whether to write [`RESET_CURSOR`].
+    /// The host's size this presenter draws for: (columns, rows).
+    pub fn size(&self) -> (usize, usize) {
+        (self.cols, self.rows)
+    }
+
     pub fn cursor_touched(&self) -> bool {
         self.cursor_touched
     }
