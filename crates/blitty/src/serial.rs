@@ -77,6 +77,10 @@ pub struct Args {
     /// Open the device even when another program holds it (no flock, no UUCP lock file).
     #[arg(long)]
     no_lock: bool,
+    /// Drop the device's clipboard writes (OSC 52) instead of passing them to this terminal
+    /// (`clipboard = false` in the config file). Clipboard reads are always refused.
+    #[arg(long)]
+    no_clipboard: bool,
     /// Read settings from FILE instead of $XDG_CONFIG_HOME/blitty/config.toml (every default
     /// above can be set there, and named profiles: `blitty serial NAME`).
     #[arg(long, value_name = "FILE")]
@@ -183,6 +187,7 @@ pub fn run(args: Args) -> Result<i32> {
         prefix: args.prefix.or(cfg.prefix).unwrap_or_default(),
         lock: !args.no_lock && file.lock.unwrap_or(true),
         status_colours: (cfg.status_fg, cfg.status_bg),
+        clipboard: !args.no_clipboard && cfg.clipboard.unwrap_or(true),
     })?;
     Ok(status)
 }

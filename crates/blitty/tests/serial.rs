@@ -550,3 +550,61 @@ fn the_scrollback_mode_searches_the_lines_history_too() {
     let screen = t.wait_for("blitty ended:");
     assert!(screen.contains("blitty ended: 0"), "{screen}");
 }
+
+/// Where `a` first appears before `b` in `hay` (both must be there).
+fn first_before(hay: &[u8], a: &[u8], b: &[u8]) -> Option<bool> {
+    let at = |n: &[u8]| hay.windows(n.len()).position(|w| w == n);
+    Some(at(a)? < at(b)?)
+}
+
+#[test]
+fn the_devices_queries_are_answered_and_its_bell_and_clipboard_reach_the_terminal() {
+    assert!(tmux_available(), "tmux is needed");
+    let c = cable();
+    let t = console("answers", &c.port, "");
+    let capture = temp("answers.out");
+    t.tmux(&["pipe-pane", "-o", &format!("cat >> {}", capture.display())]);
+    // A boot loader asks the console where its cursor is (how it learns the screen's size)
+    // and what terminal it is.
+    (&c.master).write_all(b"ready\x1b[6n\x1b[c").unwrap();
+    let mut got = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !(got.windows(6).any(|w| w == b"\x1b[1;6R") && got.windows(3).any(|w| w == b"\x1b[?"))
+        && Instant::now() < deadline
+    {
+        read_for(&c.master, Duration::from_millis(100), &mut got);
+    }
+    assert!(
+        got.windows(6).any(|w| w == b"\x1b[1;6R"),
+        "no cursor report on the line: {:?}",
+        String::from_utf8_lossy(&got)
+    );
+    assert!(got.windows(3).any(|w| w == b"\x1b[?"), "no DA answer on the line: {:?}", String::from_utf8_lossy(&got));
+    (&c.master).write_all(b"\x07\x1b]52;c;aGVsbG8=\x07rang\r\n").unwrap();
+    t.wait_for("rang");
+    wait_until("the bell and the clipboard write", || {
+        let out = std::fs::read(&capture).unwrap_or_default();
+        out.contains(&0x07) && out.windows(15).any(|w| w == b"\x1b]52;c;aGVsbG8=")
+    });
+    quit(&t);
+}
+
+#[test]
+fn an_update_the_device_marks_as_synchronized_is_shown_whole() {
+    assert!(tmux_available(), "tmux is needed");
+    let c = cable();
+    let t = console("sync", &c.port, "");
+    let capture = temp("sync.out");
+    t.tmux(&["pipe-pane", "-o", &format!("cat >> {}", capture.display())]);
+    // Row 3 first, then row 1, in one update (mode 2026) with a pause inside it shorter than
+    // blitty's hold: shown whole, the frame draws row 1 before row 3; shown torn, row 3's
+    // text goes out first.
+    (&c.master).write_all(b"\x1b[?2026h\x1b[3;1HBBBB").unwrap();
+    std::thread::sleep(Duration::from_millis(30));
+    (&c.master).write_all(b"\x1b[1;1HAAAA\x1b[?2026l").unwrap();
+    t.wait_for("BBBB");
+    let out = std::fs::read(&capture).unwrap_or_default();
+    let whole = first_before(&out, b"AAAA", b"BBBB");
+    assert_eq!(whole, Some(true), "the update was shown torn: {:?}", String::from_utf8_lossy(&out));
+    quit(&t);
+}

@@ -326,7 +326,8 @@ fn a_client_of_another_protocol_version_gets_a_clear_error() {
     let _ = sock.read_to_end(&mut answer);
     let text = String::from_utf8_lossy(&answer);
     assert!(answer.get(4) == Some(&7), "an error message: {answer:?}");
-    assert!(text.contains("protocol version 1 and this client 999"), "{text}");
+    let versions = format!("protocol version {} and this client 999", blitty_mux::proto::VERSION);
+    assert!(text.contains(&versions), "{text}");
     // Garbage instead of a hello: an error, and the server lives on.
     let mut sock = UnixStream::connect(s.socket()).unwrap();
     sock.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
@@ -681,4 +682,31 @@ fn a_programs_bell_rings_in_the_users_terminal_through_run_and_through_a_session
         assert!(out.contains(&0x07), "{name}: no BEL reached the terminal: {:?}", String::from_utf8_lossy(&out));
     }
     assert!(s.run(&["kill", "bell"]).status.success());
+}
+
+#[test]
+fn an_update_the_program_marks_as_synchronized_reaches_the_client_whole() {
+    assert!(tmux_available(), "tmux is needed");
+    let s = Server::new("sync");
+    // Row 3 first, then row 1, in one update (mode 2026) with a pause inside it shorter than
+    // the hold: shown whole, the frame draws row 1 before row 3; shown torn, row 3's text goes
+    // out first.
+    let script = Scratch::new("sessions-sync.sh");
+    std::fs::write(
+        &script,
+        "stty -echo; echo go; read x; printf '\\033[?2026h\\033[3;1HBBBB'; sleep 0.03; \
+         printf '\\033[1;1HAAAA\\033[?2026l'; sleep 30\n",
+    )
+    .unwrap();
+    let t = Tmux::start("sess-sync", &s.cmd(&format!("new -s sync -- sh {}", script.display())));
+    t.wait_for("go");
+    let capture = Scratch::new("sessions-sync.out");
+    t.tmux(&["pipe-pane", "-o", &format!("cat >> {}", capture.display())]);
+    t.keys(&["Enter"]);
+    t.wait_for("AAAA");
+    let out = std::fs::read(&capture).unwrap_or_default();
+    let at = |n: &[u8]| out.windows(n.len()).rposition(|w| w == n);
+    let (a, b) = (at(b"AAAA"), at(b"BBBB"));
+    assert!(a.is_some() && b.is_some() && a < b, "the update was shown torn: {:?}", String::from_utf8_lossy(&out));
+    assert!(s.run(&["kill", "sync"]).status.success());
 }

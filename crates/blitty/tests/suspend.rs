@@ -1,6 +1,7 @@
 //! Job control of `blitty run` in a real shell in a real tmux: stopped (`kill -TSTP`), blitty
 //! gives the shell its terminal as it was; continued with `fg`, it takes it back and redraws;
-//! continued with `bg`, it stops again without touching the terminal.
+//! continued with `bg`, it stops again without touching the terminal. `blitty serial` does the
+//! same.
 
 use std::process::Command;
 
@@ -132,4 +133,38 @@ fn a_sigstop_that_blitty_cannot_see_is_repaired_on_fg() {
     assert!(screen.contains("Stopped"), "{screen}");
     resume(&t, "again");
     assert!(!t.capture().contains("Stopped"), "the shell's lines are still on blitty's screen:\n{}", t.capture());
+}
+
+#[test]
+fn a_stopped_serial_console_gives_the_shell_its_terminal_and_takes_it_back_on_fg() {
+    use std::io::Write;
+    assert!(tmux_available());
+    // A pty pair stands in for the cable: the test holds the device's end.
+    let (master, port) = blitty_os::pty::pair().expect("a pty");
+    let device = std::fs::File::from(master);
+    let t = Tmux::start("tstp-serial", "bash --norc --noprofile -i");
+    t.wait_for("$");
+    t.text(&format!("{BLITTY} serial {}", port.display()));
+    t.keys(&["Enter"]);
+    t.wait_for("q quits");
+    (&device).write_all(b"line-42\r\n").expect("the device writes");
+    t.wait_for("line-42");
+    let shell = t.format("#{pane_pid}");
+    let pid = Command::new("pgrep").args(["-P", &shell]).output().expect("pgrep runs");
+    let pid = String::from_utf8_lossy(&pid.stdout).trim().to_string();
+    assert!(!pid.is_empty(), "blitty is not running under the pane's shell");
+    Command::new("kill").args(["-TSTP", &pid]).status().expect("kill runs");
+    let screen = t.wait_for("Stopped");
+    assert!(screen.contains("Stopped") && !screen.contains("line-42"), "the shell has its terminal:\n{screen}");
+    assert_eq!(t.wait_until_format("#{alternate_on}", "0"), "0", "{}", t.capture());
+    common::wait_until(|| state(&pid) == "T");
+    t.text("fg");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("line-42");
+    assert!(screen.starts_with("line-42"), "the console's screen is redrawn after fg:\n{screen}");
+    (&device).write_all(b"after-fg\r\n").expect("the device writes");
+    t.wait_for("after-fg");
+    t.keys(&["C-]", "q"]);
+    common::wait_until(|| state(&pid).is_empty());
+    assert_eq!(t.format(MODES), SHELL_MODES, "{}", t.capture());
 }

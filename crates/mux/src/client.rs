@@ -6,7 +6,7 @@
 //! server's, so a client that dies, however it dies, loses nothing but itself.
 
 use std::io::{self, Read, Write};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -17,6 +17,8 @@ use rustix::io::Errno;
 use crate::proto::{self, Frames, Msg, Request};
 use blitty_os::event::PollSet;
 use blitty_os::host::{self, RawMode};
+use blitty_os::output::Output;
+use blitty_os::pty::Size;
 use blitty_os::signals::{Signals, SIGHUP, SIGINT, SIGTERM, SIGWINCH};
 
 /// How long a client waits for a server it started to answer.
@@ -207,13 +209,34 @@ pub fn request_on(mut stream: UnixStream, req: Request, mut display: Display) ->
     attached(stream, frames, &mut display)
 }
 
-/// The attached loop: keys and sizes up, frames down, until the server says it is over.
 /// The parts of the client's loop, as its poll set names them.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Part {
     Keys,
     Server,
+    Terminal,
     Signals,
+}
+
+/// Keys waiting for the server at most: past this (a server that stopped reading) the client
+/// stops reading the keyboard, as a terminal whose program does not read stops taking input.
+const KEYS_WAITING: usize = 1 << 20;
+
+/// An attached client: keys and sizes up, frames down, each written without blocking. A
+/// terminal that does not take its frames makes the client stop reading the server (the
+/// server then skips frames for it, as it does for any slow client); a server that does not
+/// take the keys makes it stop reading the keyboard. Neither can hold the other's direction.
+struct Attached<'a> {
+    server: Output<UnixStream>,
+    frames: Frames,
+    /// The user's terminal, for a client drawing there.
+    terminal: Option<Output<OwnedFd>>,
+    display: &'a mut Display,
+    signals: Signals,
+    size: Size,
+    buf: Vec<u8>,
+    /// Frames arrived for a pixel display since it last drew.
+    drawn: bool,
 }
 
 fn attached(mut stream: UnixStream, mut frames: Frames, display: &mut Display) -> Result<Outcome, String> {
@@ -223,99 +246,175 @@ fn attached(mut stream: UnixStream, mut frames: Frames, display: &mut Display) -
         return Err(crate::names::defanged(&e));
     }
     let raw = RawMode::enter().map_err(|e| format!("cannot put the terminal in raw mode: {e}"))?;
-    let mut signals = Signals::new(&[SIGWINCH, SIGTERM, SIGHUP, SIGINT]).map_err(|e| e.to_string())?;
-    let mut stdout = io::stdout().lock();
-    let mut pending = Some(first);
-    let mut size = match display {
-        Display::Terminal => host::size(),
+    let signals = Signals::new(&[SIGWINCH, SIGTERM, SIGHUP, SIGINT]).map_err(|e| e.to_string())?;
+    stream.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let (size, terminal) = match display {
+        Display::Terminal => (host::size(), Some(Output::new(host::frame_output().map_err(|e| e.to_string())?))),
         Display::Pixels(p) => {
             let (cols, rows) = p.size();
-            blitty_os::pty::Size { cols, rows }
+            (Size { cols, rows }, None)
         }
     };
-    send(&mut stream, &Msg::Resize { cols: size.cols, rows: size.rows }).map_err(|e| e.to_string())?;
-    let mut buf = vec![0u8; 65536];
-    let mut drawn = false;
-    let outcome = 'run: loop {
-        // Messages already read first.
-        loop {
-            let msg = match pending.take() {
-                Some(m) => Some(m),
-                None => frames.next_msg().map_err(|e| format!("the server's answer: {e}"))?,
-            };
-            let Some(msg) = msg else { break };
-            match (msg, &mut *display) {
-                // One write a frame (a terminal that blocks holds only this client).
-                (Msg::Output(bytes), Display::Terminal)
-                    if stdout.write_all(&bytes).and_then(|_| stdout.flush()).is_err() =>
-                {
-                    break 'run Outcome::Ended { reason: "the terminal went away".into(), status: 1 };
+    let mut a = Attached {
+        server: Output::new(stream),
+        frames,
+        terminal,
+        display,
+        signals,
+        size,
+        buf: vec![0u8; 65536],
+        drawn: false,
+    };
+    a.send(&Msg::Resize { cols: size.cols, rows: size.rows });
+    let outcome = match a.message(first) {
+        Some(end) => end,
+        None => loop {
+            if let Some(end) = a.turn()? {
+                break end;
+            }
+        },
+    };
+    // What the server said last (the terminal given back) reaches the terminal.
+    if let Some(t) = a.terminal.as_mut() {
+        t.finish();
+    }
+    drop(raw);
+    Ok(outcome)
+}
+
+impl Attached<'_> {
+    fn send(&mut self, msg: &Msg) {
+        proto::encode(msg, self.server.queue());
+        self.server.flush();
+    }
+
+    /// A message from the server; `Some` when the attachment is over.
+    fn message(&mut self, msg: Msg) -> Option<Outcome> {
+        match msg {
+            Msg::Output(bytes) => match (&mut self.terminal, &mut *self.display) {
+                (Some(t), _) => {
+                    t.queue().extend_from_slice(&bytes);
+                    if !t.flush() {
+                        return Some(Outcome::Ended { reason: "the terminal went away".into(), status: 1 });
+                    }
                 }
-                (Msg::Output(bytes), Display::Pixels(p)) => {
+                (None, Display::Pixels(p)) => {
                     p.feed(&bytes);
-                    drawn = true;
+                    self.drawn = true;
                 }
-                (Msg::Exit { reason, status }, _) => break 'run Outcome::Ended { reason, status },
-                (Msg::Error(e), _) => break 'run Outcome::Ended { reason: e, status: 2 },
-                _ => {}
+                (None, Display::Terminal) => {}
+            },
+            Msg::Exit { reason, status } => return Some(Outcome::Ended { reason, status }),
+            Msg::Error(e) => return Some(Outcome::Ended { reason: e, status: 2 }),
+            _ => {}
+        }
+        None
+    }
+
+    fn terminal_idle(&self) -> bool {
+        self.terminal.as_ref().is_none_or(|t| t.idle())
+    }
+
+    /// One turn: the messages already read (while the terminal takes them), a poll, then the
+    /// server, the keys, the signals.
+    fn turn(&mut self) -> Result<Option<Outcome>, String> {
+        while self.terminal_idle() {
+            let Some(msg) = self.frames.next_msg().map_err(|e| format!("the server's answer: {e}"))? else { break };
+            if let Some(end) = self.message(msg) {
+                return Ok(Some(end));
             }
         }
         // The frames that came are drawn together (the server sends at most hz a second).
-        if let (true, Display::Pixels(p)) = (std::mem::take(&mut drawn), &mut *display) {
+        if let (true, Display::Pixels(p)) = (std::mem::take(&mut self.drawn), &mut *self.display) {
             if let Err(e) = p.present() {
-                break 'run Outcome::Ended { reason: format!("the framebuffer: {e}"), status: 2 };
+                return Ok(Some(Outcome::Ended { reason: format!("the framebuffer: {e}"), status: 2 }));
             }
         }
         let stdin = rustix::stdio::stdin();
         let mut set = PollSet::new();
-        set.add(stdin, PollFlags::IN, Part::Keys);
-        set.add(stream.as_fd(), PollFlags::IN, Part::Server);
-        set.add(signals.wake.as_fd(), PollFlags::IN, Part::Signals);
+        if self.server.unsent().len() < KEYS_WAITING {
+            set.add(stdin, PollFlags::IN, Part::Keys);
+        }
+        let mut ev = PollFlags::empty();
+        if self.terminal_idle() {
+            ev |= PollFlags::IN;
+        }
+        if !self.server.idle() {
+            ev |= PollFlags::OUT;
+        }
+        set.add(self.server.fd.as_fd(), ev, Part::Server);
+        if let Some(t) = self.terminal.as_ref().filter(|t| !t.idle()) {
+            set.add(t.fd.as_fd(), PollFlags::OUT, Part::Terminal);
+        }
+        set.add(self.signals.wake.as_fd(), PollFlags::IN, Part::Signals);
         set.wait(None).map_err(|e| e.to_string())?;
-        let (keys, server, sig) = (set.events(Part::Keys), set.events(Part::Server), set.events(Part::Signals));
+        let (keys, server, terminal, sig) =
+            (set.events(Part::Keys), set.events(Part::Server), set.events(Part::Terminal), set.events(Part::Signals));
         drop(set);
-        if !server.is_empty() {
-            match stream.read(&mut buf) {
-                Ok(0) => break Outcome::Ended { reason: "the blitty server went away".into(), status: 1 },
-                Ok(n) => frames.push(&buf[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => break Outcome::Ended { reason: format!("the blitty server: {e}"), status: 1 },
+        if !terminal.is_empty() && !self.terminal.as_mut().is_none_or(|t| t.flush()) {
+            return Ok(Some(Outcome::Ended { reason: "the terminal went away".into(), status: 1 }));
+        }
+        if server.contains(PollFlags::OUT) && !self.server.flush() {
+            return Ok(Some(Outcome::Ended { reason: "the blitty server went away".into(), status: 1 }));
+        }
+        if server.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) {
+            if let Some(end) = self.read_server() {
+                return Ok(Some(end));
             }
         }
         if !keys.is_empty() {
-            match rustix::io::read(stdin, &mut buf) {
-                Ok(0) => break Outcome::Ended { reason: "the terminal went away".into(), status: 1 },
-                Ok(n) => {
-                    if send(&mut stream, &Msg::Input(buf[..n].to_vec())).is_err() {
-                        break Outcome::Ended { reason: "the blitty server went away".into(), status: 1 };
-                    }
-                }
-                Err(Errno::INTR) | Err(Errno::AGAIN) => {}
-                Err(_) => break Outcome::Ended { reason: "the terminal went away".into(), status: 1 },
+            if let Some(end) = self.read_keys() {
+                return Ok(Some(end));
             }
         }
         if !sig.is_empty() {
-            for s in signals.take() {
-                if s == SIGWINCH {
-                    if let Display::Pixels(_) = display {
-                        // The framebuffer keeps its size whatever the terminal does.
-                        continue;
-                    }
-                    let new = host::size();
-                    if new != size {
-                        size = new;
-                        let _ = send(&mut stream, &Msg::Resize { cols: size.cols, rows: size.rows });
-                    }
-                } else {
-                    // Told to end: the client goes, the session stays.
-                    break 'run Outcome::Ended { reason: "detached (the client was told to end)".into(), status: 0 };
+            return Ok(self.signals());
+        }
+        Ok(None)
+    }
+
+    fn read_server(&mut self) -> Option<Outcome> {
+        match (&self.server.fd).read(&mut self.buf) {
+            Ok(0) => Some(Outcome::Ended { reason: "the blitty server went away".into(), status: 1 }),
+            Ok(n) => {
+                self.frames.push(&self.buf[..n]);
+                None
+            }
+            Err(e) if matches!(e.kind(), io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock) => None,
+            Err(e) => Some(Outcome::Ended { reason: format!("the blitty server: {e}"), status: 1 }),
+        }
+    }
+
+    fn read_keys(&mut self) -> Option<Outcome> {
+        match rustix::io::read(rustix::stdio::stdin(), &mut self.buf) {
+            Ok(0) => Some(Outcome::Ended { reason: "the terminal went away".into(), status: 1 }),
+            Ok(n) => {
+                let keys = self.buf[..n].to_vec();
+                self.send(&Msg::Input(keys));
+                None
+            }
+            Err(Errno::INTR) | Err(Errno::AGAIN) => None,
+            Err(_) => Some(Outcome::Ended { reason: "the terminal went away".into(), status: 1 }),
+        }
+    }
+
+    fn signals(&mut self) -> Option<Outcome> {
+        for s in self.signals.take() {
+            if s != SIGWINCH {
+                // Told to end: the client goes, the session stays.
+                return Some(Outcome::Ended { reason: "detached (the client was told to end)".into(), status: 0 });
+            }
+            // A pixel display keeps its size whatever the terminal does.
+            if self.terminal.is_some() {
+                let new = host::size();
+                if new != self.size {
+                    self.size = new;
+                    self.send(&Msg::Resize { cols: new.cols, rows: new.rows });
                 }
             }
         }
-    };
-    drop(stdout);
-    drop(raw);
-    Ok(outcome)
+        None
+    }
 }
 
 /// The socket a server of this user listens on: `DIR/default`.

@@ -56,6 +56,15 @@ impl<F: AsFd> Display<F> {
         }
     }
 
+    /// Starts over for a terminal of `cols` x `rows` (a client attaching): a new model of it
+    /// and a new pacing; what is queued for it stays.
+    pub fn restart(&mut self, cols: usize, rows: usize, hz: u32, colours: (Option<Color>, Option<Color>)) {
+        self.presenter = AnsiPresenter::new(cols, rows);
+        self.presenter.set_overlay_colours(colours.0, colours.1);
+        self.pacer = Pacer::new(hz);
+        self.next_frame_at = Instant::now();
+    }
+
     /// Takes the terminal over with the next frame (the alternate screen, the modes).
     pub fn enter(&mut self) {
         self.preamble.clear();
@@ -113,7 +122,9 @@ impl<F: AsFd> Display<F> {
             self.presenter.invalidate();
         }
         ui.copy.follow(term.screen());
-        let mut frame = std::mem::take(&mut self.preamble);
+        // The last frame's buffer, reused (the terminal has taken it).
+        let mut frame = self.out.buffer();
+        frame.append(&mut self.preamble);
         frame.append(&mut self.clipboard);
         if std::mem::take(&mut self.bell) {
             frame.push(0x07);

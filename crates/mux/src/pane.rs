@@ -204,7 +204,7 @@ impl Pane {
     pub fn read_fd(
         &mut self,
         fd: BorrowedFd<'_>,
-        buf: &mut Vec<u8>,
+        buf: &mut [u8],
         budget: usize,
         time: Duration,
         short_is_empty: bool,
@@ -268,6 +268,12 @@ impl Pane {
             }
         }
         h
+    }
+
+    /// Until when the current hold lasts, without starting one (for the loop's wake-up).
+    pub fn sync_until(&self) -> Option<Instant> {
+        let since = self.sync_since?;
+        self.term.screen().modes().synchronized_output.then_some(since + SYNC_LIMIT)
     }
 
     /// Until when a frame of this pane is held for synchronized output, if it is now: while

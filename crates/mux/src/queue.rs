@@ -43,6 +43,10 @@ impl Fifo {
         self.bytes.len() - self.at
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn sent(&mut self, n: usize) {
         self.at = (self.at + n).min(self.bytes.len());
         if self.at == self.bytes.len() {
@@ -93,7 +97,7 @@ impl ProgramInput {
     pub fn unsent(&self) -> &[u8] {
         let answers = if self.writing > 0 {
             self.writing
-        } else if self.keys.len() > 0 {
+        } else if !self.keys.is_empty() {
             return self.keys.unsent();
         } else {
             self.batches.front().copied().unwrap_or(0)
@@ -103,7 +107,7 @@ impl ProgramInput {
 
     /// `n` bytes of [`Self::unsent`] were written.
     pub fn sent(&mut self, n: usize) {
-        if self.writing == 0 && self.keys.len() > 0 {
+        if self.writing == 0 && !self.keys.is_empty() {
             self.keys.sent(n);
             return;
         }

@@ -9,22 +9,21 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use blitty_present::{ansi, AnsiPresenter, View};
-use blitty_vt::{Screen, Terminal, WORK_PER_TURN};
+use blitty_present::{ansi, View};
+use blitty_vt::{Terminal, WORK_PER_TURN};
 use rustix::event::PollFlags;
 use rustix::io::Errno;
 
-use crate::copymode::CopyMode;
-use crate::keys::{self, Action, Keys, Prefix};
-use crate::queue::ProgramInput;
+use crate::display::Display;
+use crate::keys::Prefix;
+use crate::pane::{Log, Pane};
+use crate::ui::{Command, Event, Place, Ui};
 use blitty_os::event::{PollSet, Wake};
 use blitty_os::host::{self, RawMode};
-use blitty_os::output::Output;
-use blitty_os::pace::Pacer;
 use blitty_os::pty::{self, Size};
 use blitty_os::reader::{Chunk, Reader};
 use blitty_os::signals::{
@@ -52,9 +51,6 @@ pub struct Options {
 /// How long after the start answers to the colour queries are taken out of the keys, when the
 /// terminal did not answer within `host::COLOUR_QUERY_WAIT`.
 const LATE_ANSWERS: Duration = Duration::from_secs(5);
-
-/// How long a message (an unknown key after the prefix) stays on the screen.
-const MESSAGE: Duration = Duration::from_secs(3);
 
 /// What a session cost, written at its end with `--stats`: one `key value` per line.
 #[derive(Debug, Default)]
@@ -220,9 +216,6 @@ impl Sharing {
     }
 }
 
-/// How long a frame may be held back while the program asks for synchronized output.
-const SYNC_LIMIT: Duration = Duration::from_millis(150);
-
 /// The parts of `run`'s loop, as its poll set names them.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -233,17 +226,61 @@ enum Part {
     Program,
 }
 
+/// `run` has no commands of its own: the prefix gives the scrollback mode and the help.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunCmd {}
+
+pub const RUN_COMMANDS: &[Command<RunCmd>] = &[];
+
+/// What one poll found ready.
+struct Ready {
+    keys: bool,
+    output: bool,
+    woken: bool,
+    program: bool,
+}
+
+/// `blitty run`: one pane (the program on its pty, read by the reader thread) shown on one
+/// display (the user's terminal), with the ui's keys. The loop's state; each turn polls once
+/// and hands what is ready to one handler each.
+struct Run {
+    opts: Options,
+    pty: pty::Pty,
+    reader: Reader,
+    signals: Signals,
+    raw: RawMode,
+    pane: Pane,
+    display: Display<OwnedFd>,
+    ui: Ui<RunCmd>,
+    size: Size,
+    /// Keys typed while the colours were asked for: taken first, as keys (the prefix works).
+    typed: Vec<u8>,
+    /// Until when the terminal's late answers to the colour queries are taken out of the keys.
+    late_answers_until: Option<Instant>,
+    /// A chunk of output read and not parsed to its end (the program's input was full, or the
+    /// turn had done its work), and where its rest starts.
+    held: Option<(Vec<u8>, usize)>,
+    master_open: bool,
+    /// Output was left waiting when the read budget ran out: look again without sleeping.
+    more_output: bool,
+    exit: Option<i32>,
+    /// The child's status once it has ended: blitty ends with it when its output is parsed.
+    ended: Option<i32>,
+    /// A stop or a continue taken after the turn's first look at the signals.
+    carried: Vec<i32>,
+    child_bytes: u64,
+    buf: Vec<u8>,
+}
+
 /// Runs the session until the child exits (its status is returned) or blitty is told to stop
 /// by a signal (128 + that signal).
 pub fn run(opts: Options) -> Result<i32, Error> {
     // Every output file is opened before the program starts, so a bad path is said at once,
     // naming the file, and never after the program ran.
-    let mut log = match &opts.log {
-        Some(path) => Some(File::create(path).map_err(|cause| Error::Log { path: path.display().to_string(), cause })?),
+    let log = match &opts.log {
+        Some(path) => Some(Log::create(path).map_err(|cause| Error::Log { path: path.display().to_string(), cause })?),
         None => None,
     };
-    let log_error =
-        |cause| Error::LogWrite { path: opts.log.as_ref().map(|p| p.display().to_string()).unwrap_or_default(), cause };
     let stats_file = match &opts.stats {
         Some(path) => {
             Some(File::create(path).map_err(|cause| Error::Stats { path: path.display().to_string(), cause })?)
@@ -253,87 +290,117 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     if !host::is_terminal() {
         return Err(Error::NotATerminal);
     }
-    let mut size = host::size();
-    // The terminal's colours first, before the program can ask for them (see query_colours).
-    let mut raw = RawMode::enter()?;
-    let (colours, typed, answered) = host::query_colours(host::COLOUR_QUERY_WAIT);
-    // A terminal slower than the wait (a slow ssh link) answers later: its answers must not
-    // reach the program as typed keys, so they are taken out of the keys for a while.
-    let late_answers_until = (!answered).then(|| Instant::now() + LATE_ANSWERS);
-    let program = opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut pty = pty::spawn(&opts.argv, size).map_err(|cause| Error::Spawn { program, cause })?;
-    let reader = Reader::start(std::os::fd::AsFd::as_fd(&pty.master))?;
-    // SIGTTIN and SIGTTOU keep their default (stop): with a handler, a read or a termios change
-    // made from the background would be interrupted, the signal sent again when the call is
-    // restarted, and so on for ever. blitty never reads or sets the terminal from the
-    // background: after SIGCONT it first looks whether it is in the foreground.
-    let mut signals = Signals::new(&[SIGWINCH, SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGCONT])?;
-    let mut term = Terminal::with_scrollback(size.cols as usize, size.rows as usize, opts.scrollback);
-    if let Some((fg, bg)) = colours {
-        term.screen_mut().set_default_colors(fg, bg);
-    }
-    let mut presenter = AnsiPresenter::new(size.cols as usize, size.rows as usize);
-    presenter.set_overlay_colours(opts.status_colours.0, opts.status_colours.1);
-    let mut writer = Output::new(host::frame_output()?);
-    let mut first = Vec::new();
-    presenter.enter(&mut first);
-    writer.send(first);
-
-    let mut pacer = Pacer::new(opts.hz);
-
-    let mut dirty = true;
-    // Since when the program has held synchronized output (None while it does not).
-    let mut sync_since: Option<Instant> = None;
-    let mut keys = Keys::new(opts.prefix);
-    let mut copy = CopyMode::default();
-    // A message on the top row until its time is up, and the command list (prefix ?) until
-    // the next key.
-    let mut message: Option<(String, Instant)> = None;
-    // A clipboard write for the host, sent with the next frame.
-    let mut clipboard_out: Vec<u8> = Vec::new();
-    let mut help = false;
-    // Keys typed while the colours were asked for are taken first, as keys (the prefix works).
-    let mut typed = typed;
-    let mut to_child = ProgramInput::default();
-    // A chunk of output read and not parsed yet to its end (the program's input was full), and
-    // where its rest starts.
-    let mut held: Option<(Vec<u8>, usize)> = None;
-    let mut buf = vec![0u8; 4096];
-    let mut master_open = true;
-    // Output was left waiting when the read budget ran out: look again without sleeping.
-    let mut more_output = false;
-    let mut exit: Option<i32> = None;
-    // The child's status once it has ended: blitty ends with it when its output is parsed.
-    let mut ended: Option<i32> = None;
-    let mut actions = Vec::new();
     let started = Instant::now();
-    let mut child_bytes = 0u64;
-    let mut bells_seen = 0u64;
-    // The program rang the bell since the last frame.
-    let mut ring = false;
-    // A stop or a continue taken after the turn's first look at the signals.
-    let mut carried: Vec<i32> = Vec::new();
+    let mut r = Run::start(opts, log)?;
+    while r.exit.is_none() {
+        r.turn()?;
+    }
+    r.finish(started, stats_file)
+}
 
-    while exit.is_none() {
+impl Run {
+    fn start(opts: Options, log: Option<Log>) -> Result<Run, Error> {
+        let size = host::size();
+        // The terminal's colours first, before the program can ask for them (see query_colours).
+        let raw = RawMode::enter()?;
+        let (colours, typed, answered) = host::query_colours(host::COLOUR_QUERY_WAIT);
+        // A terminal slower than the wait (a slow ssh link) answers later: its answers must not
+        // reach the program as typed keys, so they are taken out of the keys for a while.
+        let late_answers_until = (!answered).then(|| Instant::now() + LATE_ANSWERS);
+        let program = opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        let pty = pty::spawn(&opts.argv, size).map_err(|cause| Error::Spawn { program, cause })?;
+        let reader = Reader::start(pty.master.as_fd())?;
+        // SIGTTIN and SIGTTOU keep their default (stop): with a handler, a read or a termios
+        // change made from the background would be interrupted, the signal sent again when the
+        // call is restarted, and so on for ever. blitty never reads or sets the terminal from
+        // the background: after SIGCONT it first looks whether it is in the foreground.
+        let signals = Signals::new(&[SIGWINCH, SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGCONT])?;
+        let mut term = Terminal::with_scrollback(size.cols as usize, size.rows as usize, opts.scrollback);
+        if let Some((fg, bg)) = colours {
+            term.screen_mut().set_default_colors(fg, bg);
+        }
+        let (cols, rows) = (size.cols as usize, size.rows as usize);
+        let mut display = Display::new(host::frame_output()?, cols, rows, opts.hz, opts.status_colours);
+        display.enter();
+        let ui = Ui::new(opts.prefix, Place::Top, "the program");
+        Ok(Run {
+            pty,
+            reader,
+            signals,
+            raw,
+            pane: Pane::new(term, log),
+            display,
+            ui,
+            size,
+            typed,
+            late_answers_until,
+            held: None,
+            master_open: true,
+            more_output: false,
+            exit: None,
+            ended: None,
+            carried: Vec::new(),
+            child_bytes: 0,
+            buf: vec![0u8; 4096],
+            opts,
+        })
+    }
+
+    /// One turn: a poll, then the signals that stop, the keys, the program's input, its
+    /// output, the other signals, its end, and the frame, in that order.
+    fn turn(&mut self) -> Result<(), Error> {
+        let ready = self.wait()?;
+        // A stop comes before the keys: once continued in the background, a read of the
+        // terminal would stop blitty with the host still in its modes.
+        let mut sigs = std::mem::take(&mut self.carried);
+        sigs.extend(self.signals.take());
+        if sigs.iter().any(|&s| s == SIGTSTP || s == SIGCONT) {
+            stop_and_continue(sigs.contains(&SIGTSTP), &mut self.display, &mut self.raw)?;
+            // The SIGCONT that continued blitty asks for nothing more; a resize while it was
+            // stopped reached only the foreground job.
+            sigs.retain(|&s| s != SIGTSTP && s != SIGCONT);
+            sigs.extend(self.signals.take().into_iter().filter(|&s| s != SIGCONT));
+            sigs.push(SIGWINCH);
+        }
+        // Keys first: they are forwarded before any output is parsed.
+        if ready.keys || !self.typed.is_empty() {
+            self.keys();
+        }
+        if (ready.program || ready.keys) && !self.pane.input.is_empty() && self.master_open {
+            match rustix::io::write(&self.pty.master, self.pane.input.unsent()) {
+                Ok(n) => self.pane.input.sent(n),
+                Err(Errno::AGAIN) | Err(Errno::INTR) => {}
+                Err(_) => self.pane.input.clear(),
+            }
+        }
+        if ready.output && self.master_open {
+            self.output(ready.woken)?;
+        }
+        sigs.extend(self.signals.take());
+        self.signals(sigs);
+        self.child()?;
+        self.frame();
+        Ok(())
+    }
+
+    /// Polls the keys, the reader's wake-up, the signals, the host while a frame is on its
+    /// way, and the program while something waits for it; sleeps until a frame is due.
+    fn wait(&mut self) -> Result<Ready, Error> {
         let now = Instant::now();
         let mut wake = Wake::default();
-        // While a frame is held for synchronized output the loop sleeps until the hold's limit or
-        // the program's next output (which may end the update), not until the held frame is due
-        // (already past: it would wake at once, again and again).
-        let held_until = sync_since.map(|t| t + SYNC_LIMIT).filter(|&t| t > now);
-        if dirty && writer.idle() {
-            wake.at(held_until.unwrap_or_else(|| pacer.due_at(now)));
-        } else if dirty {
-            // The host is still taking the last frame: POLLOUT wakes us.
-            wake.after(now, pacer.interval());
+        // While a frame is held for synchronized output the loop sleeps until the hold's limit
+        // or the program's next output (which may end the update).
+        let dirty = self.display.wants(1, self.pane.generation) || self.ui.dirty;
+        if dirty {
+            wake.at(self.display.due_at(now, self.pane.sync_until()));
         }
-        if let Some((_, until)) = &message {
-            wake.at(*until);
+        if let Some(until) = self.ui.wake_at() {
+            wake.at(until);
         }
         // While the program's input is full its output waits: the loop wakes for the program
         // taking its input (the master writable), not for output it would not parse.
-        let takes_output = to_child.takes_output();
-        if (more_output && takes_output) || !carried.is_empty() {
+        let takes_output = self.pane.takes_output();
+        if (self.more_output && takes_output) || !self.carried.is_empty() {
             wake.at(now);
         }
         let stdin = rustix::stdio::stdin();
@@ -341,372 +408,264 @@ pub fn run(opts: Options) -> Result<i32, Error> {
         set.add(stdin, PollFlags::IN, Part::Keys);
         // The reader thread reads the master; its wake descriptor says chunks are waiting.
         if takes_output {
-            set.add(reader.wake_fd(), PollFlags::IN, Part::Output);
+            set.add(self.reader.wake_fd(), PollFlags::IN, Part::Output);
         }
-        set.add(signals.wake.as_fd(), PollFlags::IN, Part::Signals);
-        if !writer.idle() {
-            set.add(writer.fd.as_fd(), PollFlags::OUT, Part::Host);
+        set.add(self.signals.wake.as_fd(), PollFlags::IN, Part::Signals);
+        if !self.display.out.idle() {
+            set.add(self.display.out.fd.as_fd(), PollFlags::OUT, Part::Host);
         }
         // The master is polled only to write to it, and only when there is something to
         // write: left in, its hang-up would wake every poll.
-        let to_master = master_open && !to_child.is_empty();
-        if to_master {
-            set.add(pty.master.as_fd(), PollFlags::OUT, Part::Program);
+        if self.master_open && !self.pane.input.is_empty() {
+            set.add(self.pty.master.as_fd(), PollFlags::OUT, Part::Program);
         }
         set.wait(wake.timeout(now))?;
         let woken = set.events(Part::Output).contains(PollFlags::IN);
-        let (key_ready, out_ready, in_ready, host_ready) = (
-            set.events(Part::Keys).intersects(PollFlags::IN | PollFlags::HUP),
-            takes_output && (more_output || woken),
-            set.events(Part::Program).contains(PollFlags::OUT),
-            set.events(Part::Host).intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
-        );
+        let ready = Ready {
+            keys: set.events(Part::Keys).intersects(PollFlags::IN | PollFlags::HUP),
+            output: takes_output && (self.more_output || woken),
+            woken,
+            program: set.events(Part::Program).contains(PollFlags::OUT),
+        };
+        let host = set.events(Part::Host).intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP);
         drop(set);
-        if host_ready {
-            writer.flush();
+        if host {
+            self.display.out.flush();
         }
+        Ok(ready)
+    }
 
-        // A stop comes before the keys: once continued in the background, a read of the
-        // terminal would stop blitty with the host still in its modes.
-        let mut sigs = std::mem::take(&mut carried);
-        sigs.extend(signals.take());
-        if sigs.iter().any(|&s| s == SIGTSTP || s == SIGCONT) {
-            stop_and_continue(sigs.contains(&SIGTSTP), &mut writer, &mut presenter, &mut raw)?;
-            // The SIGCONT that continued blitty asks for nothing more; a resize while it was
-            // stopped reached only the foreground job.
-            sigs.retain(|&s| s != SIGTSTP && s != SIGCONT);
-            sigs.extend(signals.take().into_iter().filter(|&s| s != SIGCONT));
-            sigs.push(SIGWINCH);
-            dirty = true;
+    /// Typed keys (or those typed while the colours were asked for), through the ui.
+    fn keys(&mut self) {
+        let read = if self.typed.is_empty() {
+            rustix::io::read(rustix::stdio::stdin(), &mut self.buf[..4096])
+        } else {
+            let n = self.typed.len().min(4096);
+            self.buf[..n].copy_from_slice(&self.typed[..n]);
+            self.typed.drain(..n);
+            Ok(n)
+        };
+        let n = match read {
+            Ok(0) => return self.exit = Some(128 + SIGHUP),
+            Ok(n) => n,
+            Err(Errno::INTR) | Err(Errno::AGAIN) => return,
+            Err(_) => return self.exit = Some(128 + SIGHUP),
+        };
+        let keys = if self.late_answers_until.is_some_and(|t| Instant::now() < t) {
+            host::parse_colour_answers(&self.buf[..n]).1
+        } else {
+            self.buf[..n].to_vec()
+        };
+        let mut input = &keys[..];
+        loop {
+            for e in self.ui.feed(input, self.pane.term.screen(), RUN_COMMANDS) {
+                self.key_event(e);
+            }
+            input = &[];
+            if !self.ui.pending() {
+                break;
+            }
         }
+    }
 
-        // Keys first: they are forwarded before any output is parsed.
-        if key_ready || !typed.is_empty() {
-            let read = if typed.is_empty() {
-                rustix::io::read(stdin, &mut buf[..4096])
-            } else {
-                let n = typed.len().min(4096);
-                buf[..n].copy_from_slice(&typed[..n]);
-                typed.drain(..n);
-                Ok(n)
+    fn key_event(&mut self, e: Event<RunCmd>) {
+        match e {
+            Event::Forward(bytes) => {
+                let refused = self.pane.input.keys(&bytes);
+                if refused > 0 {
+                    self.ui.say(format!(
+                        "{refused} bytes of keys dropped: the program has not read its input ({} KiB)",
+                        self.pane.input.len() >> 10
+                    ));
+                }
+                self.display.pacer.key(Instant::now());
+            }
+            Event::Clipboard(bytes) => self.display.clipboard = bytes,
+            Event::Scrolling(on) => self.display.presenter.set_mouse_for_blitty(on),
+            Event::Command(c) | Event::Answer(c, _) | Event::Confirmed(c) => match c {},
+            Event::Chosen(_) => {}
+        }
+    }
+
+    /// The program's output: chunks from the reader thread, logged, then parsed in a turn of
+    /// bounded time and work (see [`Sharing`]).
+    fn output(&mut self, woken: bool) -> Result<(), Error> {
+        if woken {
+            self.reader.clear_wake();
+        }
+        self.more_output = false;
+        let mut taken = 0;
+        let now = Instant::now();
+        let mut share = Sharing::new(now, !self.display.pacer.answering(now));
+        loop {
+            let (chunk, at) = match self.held.take() {
+                Some(rest) => rest,
+                None => {
+                    if taken >= READ_BUDGET || share.turn_over() {
+                        self.more_output = true;
+                        break;
+                    }
+                    match self.reader.try_take() {
+                        Some(Chunk::Data(chunk)) => {
+                            self.child_bytes += chunk.len() as u64;
+                            self.pane.log(&chunk).map_err(|cause| Error::LogWrite {
+                                path: self.opts.log.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+                                cause,
+                            })?;
+                            (chunk, 0)
+                        }
+                        Some(Chunk::End) => {
+                            self.master_open = false;
+                            break;
+                        }
+                        None => {
+                            // A chunk counted but not yet queued: take it on the next turn.
+                            self.more_output = self.reader.in_flight();
+                            break;
+                        }
+                    }
+                }
             };
-            match read {
-                Ok(0) => exit = Some(128 + SIGHUP),
-                Ok(_) if help => {
-                    // Any key closes the list, and goes no further.
-                    help = false;
-                    presenter.invalidate();
-                    dirty = true;
+            let Pane { term, input, deaf, .. } = &mut self.pane;
+            let n = share.feed_until(term, &chunk[at..], |term| {
+                if *deaf {
+                    // No one is left to read the answers.
+                    drop(term.take_replies());
+                    true
+                } else {
+                    input.answers(term)
                 }
-                Ok(n) => {
-                    actions.clear();
-                    if late_answers_until.is_some_and(|t| Instant::now() < t) {
-                        let (_, keys_only) = host::parse_colour_answers(&buf[..n]);
-                        keys.feed(&keys_only, size.rows as usize, &mut actions);
-                    } else {
-                        keys.feed(&buf[..n], size.rows as usize, &mut actions);
-                    }
-                    // Keys typed after the one that left the scrollback mode go round again.
-                    let mut again = Vec::new();
-                    loop {
-                        for a in actions.drain(..) {
-                            match a {
-                                Action::Forward(bytes) => {
-                                    let refused = to_child.keys(&bytes);
-                                    if refused > 0 {
-                                        let text = format!(
-                                            "{refused} bytes of keys dropped: the program has not read its input ({} KiB)",
-                                            to_child.len() >> 10
-                                        );
-                                        message = Some((text, Instant::now() + MESSAGE));
-                                        dirty = true;
-                                    }
-                                    pacer.key(Instant::now());
-                                }
-                                Action::Command(k) if k == b"?" => {
-                                    help = true;
-                                    message = None;
-                                    dirty = true;
-                                }
-                                Action::Command(k) => {
-                                    let p = opts.prefix.name();
-                                    let text = format!("{p} {}: not a command — {p} ? for help", keys::key_name(&k));
-                                    message = Some((text, Instant::now() + MESSAGE));
-                                    dirty = true;
-                                }
-                                Action::Scrollback(back) => {
-                                    enter_scrollback(&mut copy, &mut presenter, term.screen(), back);
-                                    dirty = true;
-                                }
-                                Action::Copy(bytes) => {
-                                    let (clip, rest) =
-                                        scrollback_keys(&mut copy, &mut keys, &mut presenter, &bytes, term.screen());
-                                    if let Some(clip) = clip {
-                                        clipboard_out = clip;
-                                    }
-                                    again = rest;
-                                    dirty = true;
-                                }
-                            }
-                        }
-                        if again.is_empty() {
-                            break;
-                        }
-                        keys.feed(&std::mem::take(&mut again), size.rows as usize, &mut actions);
-                    }
-                }
-                Err(Errno::INTR) | Err(Errno::AGAIN) => {}
-                Err(_) => exit = Some(128 + SIGHUP),
+            });
+            self.pane.generation += 1;
+            taken += n;
+            self.display.pacer.output(Instant::now());
+            if at + n < chunk.len() {
+                // The program's input is full (the rest waits until it reads), or the turn
+                // has done its work (the rest waits for the keys and the clock).
+                self.held = Some((chunk, at + n));
+                self.more_output = true;
+                break;
             }
+            self.reader.recycle(chunk);
         }
-        if (in_ready || key_ready) && !to_child.is_empty() && master_open {
-            match rustix::io::write(&pty.master, to_child.unsent()) {
-                Ok(n) => to_child.sent(n),
-                Err(Errno::AGAIN) | Err(Errno::INTR) => {}
-                Err(_) => to_child.clear(),
-            }
+        // The program's bell rings in the host terminal with the next frame (once per frame
+        // however many came), and its clipboard writes reach the host unless told otherwise.
+        let happened = self.pane.happened(self.opts.clipboard);
+        self.display.bell |= happened.bell;
+        if let Some(c) = happened.clipboard {
+            self.display.clipboard = c;
         }
+        Ok(())
+    }
 
-        if out_ready && master_open {
-            if woken {
-                reader.clear_wake();
-            }
-            more_output = false;
-            let mut taken = 0;
-            let now = Instant::now();
-            let mut share = Sharing::new(now, !pacer.answering(now));
-            loop {
-                let (chunk, at) = match held.take() {
-                    Some(rest) => rest,
-                    None => {
-                        if taken >= READ_BUDGET || share.turn_over() {
-                            more_output = true;
-                            break;
-                        }
-                        match reader.try_take() {
-                            Some(Chunk::Data(chunk)) => {
-                                child_bytes += chunk.len() as u64;
-                                if let Some(f) = log.as_mut() {
-                                    f.write_all(&chunk).map_err(log_error)?;
-                                }
-                                (chunk, 0)
-                            }
-                            Some(Chunk::End) => {
-                                master_open = false;
-                                break;
-                            }
-                            None => {
-                                // A chunk counted but not yet queued: take it on the next turn.
-                                more_output = reader.in_flight();
-                                break;
-                            }
-                        }
-                    }
-                };
-                let n = share.feed_until(&mut term, &chunk[at..], |term| {
-                    if ended.is_some() {
-                        // No one is left to read the answers.
-                        drop(term.take_replies());
-                        true
-                    } else {
-                        to_child.answers(term)
-                    }
-                });
-                taken += n;
-                dirty = true;
-                pacer.output(Instant::now());
-                if at + n < chunk.len() {
-                    // The program's input is full (the rest waits until it reads), or the turn
-                    // has done its work (the rest waits for the keys and the clock).
-                    held = Some((chunk, at + n));
-                    more_output = true;
-                    break;
-                }
-                reader.recycle(chunk);
-            }
-            // The program's bell rings in the host terminal with the next frame (once per
-            // frame however many came: a flood of BELs is one ring).
-            if term.screen().bells() != bells_seen {
-                bells_seen = term.screen().bells();
-                ring = true;
-                dirty = true;
-            }
-            if let Some(c) = term.screen_mut().take_clipboard() {
-                if opts.clipboard {
-                    clipboard_out = clipboard_write(&c);
-                    dirty = true;
-                }
-            }
-        }
-
-        sigs.extend(signals.take());
+    fn signals(&mut self, sigs: Vec<i32>) {
         for sig in sigs {
             match sig {
                 SIGWINCH => {
                     let new = host::size();
-                    if new != size {
-                        size = new;
-                        let _ = pty.resize(size);
-                        term.resize(size.cols as usize, size.rows as usize);
-                        resize_host(&mut writer, &mut presenter, size);
+                    if new != self.size {
+                        self.size = new;
+                        let _ = self.pty.resize(new);
+                        self.pane.term.resize(new.cols as usize, new.rows as usize);
+                        self.pane.generation += 1;
+                        self.display.resize(new.cols as usize, new.rows as usize);
                         // A resize rewraps the lines: the scrollback mode's places are gone.
-                        if copy.active {
-                            copy.leave();
-                            keys.scrolling = false;
-                            presenter.set_mouse_for_blitty(false);
+                        if self.ui.leave_scrollback() {
+                            self.display.presenter.set_mouse_for_blitty(false);
                         }
-                        dirty = true;
                     }
                 }
                 SIGCHLD => {}
                 // Came during this turn: the next one stops (or takes the host again).
-                SIGTSTP | SIGCONT => carried.push(sig),
-                other => exit = Some(128 + other),
+                SIGTSTP | SIGCONT => self.carried.push(sig),
+                other => self.exit = Some(128 + other),
             }
         }
-        if exit.is_none() && ended.is_none() {
-            if let Some(status) = pty.child.try_wait()? {
-                // What the child wrote before it ended is taken in the turns that follow, each
-                // bounded as any other (a signal or the prefix still ends blitty meanwhile).
-                if master_open {
-                    reader.finish();
-                }
-                ended = Some(shell_status(status));
-                to_child.clear();
-                more_output = true;
-                dirty = true;
-            }
-        }
-        if let Some(status) = ended {
-            if !master_open && held.is_none() {
-                exit = Some(status);
-            }
-        }
+    }
 
-        copy.follow(term.screen());
+    /// The child's end: what it wrote before it ended is taken in the turns that follow, each
+    /// bounded as any other (a signal or the prefix still ends blitty meanwhile).
+    fn child(&mut self) -> Result<(), Error> {
+        if self.exit.is_none() && self.ended.is_none() {
+            if let Some(status) = self.pty.child.try_wait()? {
+                if self.master_open {
+                    self.reader.finish();
+                }
+                self.ended = Some(shell_status(status));
+                self.pane.deaf = true;
+                self.pane.input.clear();
+                self.more_output = true;
+            }
+        }
+        if let Some(status) = self.ended {
+            if !self.master_open && self.held.is_none() {
+                self.exit = Some(status);
+            }
+        }
+        Ok(())
+    }
+
+    fn frame(&mut self) {
         let now = Instant::now();
-        if message.as_ref().is_some_and(|(_, until)| now >= *until) {
-            message = None;
-            presenter.invalidate();
-            dirty = true;
+        self.ui.expire(now);
+        self.reader.set_urgent(self.display.pacer.answering(now));
+        let wanted = self.display.wants(1, self.pane.generation) || self.ui.dirty;
+        if !wanted || self.exit.is_some() || self.pane.sync_hold(now).is_some() || !self.display.ready(now) {
+            return;
         }
-        let held = term.screen().modes().synchronized_output && {
-            let since = *sync_since.get_or_insert(now);
-            now.duration_since(since) < SYNC_LIMIT
-        };
-        if !term.screen().modes().synchronized_output {
-            sync_since = None;
+        let rows = self.size.rows as usize;
+        let frame = self.display.compose(
+            &mut self.pane.term,
+            (1, self.pane.generation),
+            &mut self.ui,
+            false,
+            |presenter, ui, frame| ui.draw(presenter, rows, RUN_COMMANDS, &[], None, frame),
+        );
+        if self.display.presenter.cursor_touched() {
+            self.raw.cursor_changed();
         }
-        reader.set_urgent(pacer.answering(now));
-        let due = pacer.due(now);
-        if dirty && !held && due && writer.idle() && exit.is_none() {
-            let mut frame = writer.buffer();
-            frame.append(&mut clipboard_out);
-            if std::mem::take(&mut ring) {
-                frame.push(0x07);
-            }
-            present(&mut presenter, &term, copy.offset(term.screen()), &mut frame);
-            if presenter.cursor_touched() {
-                raw.cursor_changed();
-            }
-            if copy.active {
-                copy.draw(&mut presenter, term.screen(), &mut frame);
-                // The marks go with the next frame.
-                presenter.invalidate();
-            }
-            if help {
-                for (y, row) in keys::help_rows(opts.prefix, keys::RUN_COMMANDS, "the program").iter().enumerate() {
-                    presenter.overlay(y, row, &mut frame);
-                }
-            } else if let Some((text, _)) = &message {
-                presenter.overlay(0, &format!(" {text} "), &mut frame);
-            }
-            term.screen_mut().clear_damage();
-            writer.send(frame);
-            pacer.sent(now);
-            dirty = false;
+        self.display.out.send(frame);
+    }
+
+    /// The last frame, then the host back as it was, with the program's last output on it.
+    fn finish(mut self, started: Instant, stats_file: Option<File>) -> Result<i32, Error> {
+        let paced_frames = self.display.presenter.stats.frames;
+        let reader_stats = self.reader.join();
+        // A clipboard write in the program's last output still reaches the host.
+        if let Some(c) = self.pane.happened(self.opts.clipboard).clipboard {
+            self.display.clipboard = c;
         }
-    }
-
-    // The last frame, then the host back as it was, with the program's last output on it.
-    let paced_frames = presenter.stats.frames;
-    let reader_stats = reader.join();
-    // A clipboard write in the program's last output still reaches the host.
-    if let Some(c) = term.screen_mut().take_clipboard().filter(|_| opts.clipboard) {
-        clipboard_out = clipboard_write(&c);
-    }
-    if !clipboard_out.is_empty() {
-        writer.finish();
-        writer.send(clipboard_out);
-    }
-    restore_host(&mut writer, &mut presenter, &term, raw);
-    let status = exit.unwrap_or(0);
-    if pty.child.try_wait()?.is_none() {
-        // blitty was told to stop: the child's terminal hangs up, as when a terminal closes;
-        // blitty does not wait long for a child that ignores it.
-        pty.hang_up(Duration::from_secs(1));
-    }
-    if let (Some(file), Some(path)) = (&stats_file, &opts.stats) {
-        let mut stats = Stats {
-            seconds: started.elapsed().as_secs_f64(),
-            child_bytes,
-            frames: paced_frames,
-            host_bytes: presenter.stats.bytes,
-            ..Stats::default()
-        };
-        stats.read_process();
-        stats.syscr += reader_stats.syscr;
-        stats.syscw += reader_stats.syscw;
-        stats.cpu += reader_stats.cpu;
-        // The session is over: a failure here is said, but the program's status stands.
-        if let Err(e) = stats.write(file) {
-            eprintln!("blitty: cannot write the statistics file {}: {e}", path.display());
+        if !self.display.clipboard.is_empty() {
+            self.display.out.finish();
+            let clip = std::mem::take(&mut self.display.clipboard);
+            self.display.out.send(clip);
         }
+        restore_host(&mut self.display, &self.pane.term, self.raw);
+        let status = self.exit.unwrap_or(0);
+        if self.pty.child.try_wait()?.is_none() {
+            // blitty was told to stop: the child's terminal hangs up, as when a terminal
+            // closes; blitty does not wait long for a child that ignores it.
+            self.pty.hang_up(Duration::from_secs(1));
+        }
+        if let (Some(file), Some(path)) = (&stats_file, &self.opts.stats) {
+            let mut stats = Stats {
+                seconds: started.elapsed().as_secs_f64(),
+                child_bytes: self.child_bytes,
+                frames: paced_frames,
+                host_bytes: self.display.presenter.stats.bytes,
+                ..Stats::default()
+            };
+            stats.read_process();
+            stats.syscr += reader_stats.syscr;
+            stats.syscw += reader_stats.syscw;
+            stats.cpu += reader_stats.cpu;
+            // The session is over: a failure here is said, but the program's status stands.
+            if let Err(e) = stats.write(file) {
+                eprintln!("blitty: cannot write the statistics file {}: {e}", path.display());
+            }
+        }
+        Ok(status)
     }
-    Ok(status)
-}
-
-/// The OSC 52 that asks the host terminal to set its clipboard: built by blitty from the decoded
-/// text (never the program's bytes), as tmux's `set-clipboard external` does.
-pub(crate) fn clipboard_write(c: &blitty_vt::term::Clipboard) -> Vec<u8> {
-    format!("\x1b]52;{};{}\x07", c.selections, blitty_vt::term::base64_encode(&c.text)).into_bytes()
-}
-
-/// Enters the scrollback mode `back` lines up (`Action::Scrollback`): the mouse is blitty's
-/// there (selection, the wheel). Shared by `blitty run`, `blitty serial` and the server.
-pub(crate) fn enter_scrollback(copy: &mut CopyMode, presenter: &mut AnsiPresenter, screen: &Screen, back: usize) {
-    copy.enter(screen, back);
-    presenter.set_mouse_for_blitty(true);
-    presenter.invalidate();
-}
-
-/// Keys for the scrollback mode (`Action::Copy`). Returns the user's own copy as the OSC 52 to
-/// send (whatever --no-clipboard says of the program's), and the keys typed after the one that
-/// left the mode in the same read, which the caller handles as keys again (empty while the
-/// mode goes on).
-pub(crate) fn scrollback_keys(
-    copy: &mut CopyMode,
-    keys: &mut Keys,
-    presenter: &mut AnsiPresenter,
-    bytes: &[u8],
-    screen: &Screen,
-) -> (Option<Vec<u8>>, Vec<u8>) {
-    let done = copy.key(bytes, screen);
-    let clip = done
-        .copy
-        .map(|text| clipboard_write(&blitty_vt::term::Clipboard { selections: "c".into(), text: text.into_bytes() }));
-    if done.leave {
-        keys.scrolling = false;
-        presenter.set_mouse_for_blitty(false);
-    }
-    presenter.invalidate();
-    (clip, done.rest)
-}
-
-/// Draws the view `offset` lines back in the scrollback.
-pub(crate) fn present(presenter: &mut AnsiPresenter, term: &Terminal, offset: usize, out: &mut Vec<u8>) {
-    let view = View { screen: term.screen(), offset };
-    presenter.frame(view, out);
 }
 
 /// A stop (`kill -TSTP`) and what follows it, as less and tmux's client do: the host is
@@ -717,19 +676,16 @@ pub(crate) fn present(presenter: &mut AnsiPresenter, term: &Terminal, offset: us
 ///
 /// `stop` false is a SIGCONT after a stop blitty did not see (SIGSTOP): the shell has had the
 /// terminal meanwhile (its prompt may be on blitty's screen), so it is taken again the same way.
-fn stop_and_continue(
-    stop: bool,
-    writer: &mut Output,
-    presenter: &mut AnsiPresenter,
-    raw: &mut RawMode,
-) -> io::Result<()> {
-    writer.finish();
+pub(crate) fn stop_and_continue(stop: bool, display: &mut Display<OwnedFd>, raw: &mut RawMode) -> io::Result<()> {
+    display.out.finish();
     let mut out = Vec::new();
-    presenter.leave(&mut out);
+    display.presenter.leave(&mut out);
     if stop {
         raw.suspend(out);
-        out = Vec::new();
         signals::stop_as(SIGTSTP);
+    } else {
+        display.out.send(out);
+        display.out.finish();
     }
     while !host::foreground() {
         signals::stop_as(SIGTTOU);
@@ -739,27 +695,17 @@ fn stop_and_continue(
     } else {
         raw.reapply()?;
     }
-    presenter.enter(&mut out);
-    writer.send(out);
+    display.enter();
     Ok(())
 }
 
-/// The host at a new size: the frame in flight goes first, then the presenter's clear.
-/// (Resizes are rare; waiting for the host here is fine.)
-pub(crate) fn resize_host(writer: &mut Output, presenter: &mut AnsiPresenter, size: Size) {
-    writer.finish();
-    let mut b = writer.buffer();
-    presenter.resize(size.cols as usize, size.rows as usize, &mut b);
-    writer.send(b);
-}
-
-/// Ends a session's display: the last frame, then the host back as it was, with `term`'s last
-/// screen left on its normal screen (unless it ended on the alternate screen).
-pub(crate) fn restore_host(writer: &mut Output, presenter: &mut AnsiPresenter, term: &Terminal, raw: RawMode) {
-    writer.finish();
-    let mut out = Vec::new();
-    present(presenter, term, 0, &mut out);
-    presenter.leave(&mut out);
+/// Ends a display on the user's terminal: the last frame, then the host back as it was, with
+/// `term`'s last screen left on its normal screen (unless it ended on the alternate screen).
+pub(crate) fn restore_host(display: &mut Display<OwnedFd>, term: &Terminal, raw: RawMode) {
+    display.out.finish();
+    let mut out = std::mem::take(&mut display.preamble);
+    display.presenter.frame(View { screen: term.screen(), offset: 0 }, &mut out);
+    display.presenter.leave(&mut out);
     if !term.screen().alternate_screen() {
         ansi::transcript(term.screen(), &mut out);
     }
@@ -771,7 +717,7 @@ pub(crate) fn restore_host(writer: &mut Output, presenter: &mut AnsiPresenter, t
 #[cfg(test)]
 mod pacer_tests {
     use super::*;
-    use crate::queue::{OUTPUT_WAITS_AT, PROGRAM_INPUT_LIMIT};
+    use crate::queue::{ProgramInput, OUTPUT_WAITS_AT, PROGRAM_INPUT_LIMIT};
 
     #[test]
     fn output_waits_while_answers_fill_half_the_limit_and_keys_past_the_limit_are_refused() {

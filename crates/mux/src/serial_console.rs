@@ -29,25 +29,24 @@
 //! commands still work. When the device goes away (a USB adapter unplugged) blitty says so,
 //! keeps the log open, and opens the device again when it comes back, with the same settings.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
-use std::os::fd::AsFd;
-use std::path::{Path, PathBuf};
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
 
-use blitty_present::AnsiPresenter;
 use blitty_vt::Terminal;
 use rustix::event::PollFlags;
 use rustix::io::Errno;
 
-use crate::copymode::CopyMode;
-use crate::keys::{self, Action, Keys, Prefix};
-use crate::run::{enter_scrollback, present, resize_host, restore_host, scrollback_keys};
+use crate::display::Display;
+use crate::keys::Prefix;
+use crate::pane::{Log, Pane};
+use crate::run::{restore_host, stop_and_continue};
+use crate::ui::{Command, Event, Mode, Place, Ui};
 use blitty_os::event::{PollSet, Wake};
 use blitty_os::host::{self, RawMode};
-use blitty_os::output::Output;
-use blitty_os::pace::Pacer;
-use blitty_os::signals::{Signals, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
+use blitty_os::pty::Size;
+use blitty_os::signals::{Signals, SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGWINCH};
 use blitty_os::time::timestamp;
 use blitty_serial::line::{Read, SerialLine};
 use blitty_serial::settings::chars_per_second;
@@ -73,23 +72,40 @@ pub struct Options {
     pub lock: bool,
     /// Foreground and background of blitty's own rows (inverse video when neither is set).
     pub status_colours: (Option<blitty_vt::Color>, Option<blitty_vt::Color>),
+    /// Pass the device's clipboard writes (OSC 52) on to the host terminal.
+    pub clipboard: bool,
 }
 
-/// The commands of `blitty serial`, as its help lists them (the prefix goes before each).
-pub const SERIAL_COMMANDS: &[(&str, &str)] = &[
-    ("q", "quit (the log is kept)"),
-    ("s", "send a file raw, paced to the line rate"),
-    ("x", "send a file with XMODEM-1K"),
-    ("c", "send a file with XMODEM-CRC"),
-    ("a", "abort the transfer"),
-    ("h", "hex view on/off"),
-    ("e", "local echo on/off"),
-    ("i", "RX/TX counts, error counters, reconnections"),
-    ("b", "send a break"),
-    ("d", "toggle DTR"),
-    ("r", "toggle RTS"),
-    ("[ or PageUp", "scrollback: PageUp/PageDown, Up/Down or k/j, g/G, q leaves"),
-    ("?", "this help"),
+/// What serial's commands do (see [`SERIAL_COMMANDS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SerialCmd {
+    Quit,
+    SendRaw,
+    Xmodem1k,
+    XmodemCrc,
+    Abort,
+    Hex,
+    Echo,
+    Info,
+    Break,
+    Dtr,
+    Rts,
+}
+
+/// The commands of `blitty serial` after the prefix (the scrollback mode and the help are every
+/// front end's).
+pub const SERIAL_COMMANDS: &[Command<SerialCmd>] = &[
+    Command { keys: &[b"q", b"Q", b"\x11"], shown: "q", help: "quit (the log is kept)", action: SerialCmd::Quit },
+    Command { keys: &[b"s"], shown: "s", help: "send a file raw, paced to the line rate", action: SerialCmd::SendRaw },
+    Command { keys: &[b"x"], shown: "x", help: "send a file with XMODEM-1K", action: SerialCmd::Xmodem1k },
+    Command { keys: &[b"c"], shown: "c", help: "send a file with XMODEM-CRC", action: SerialCmd::XmodemCrc },
+    Command { keys: &[b"a"], shown: "a", help: "abort the transfer", action: SerialCmd::Abort },
+    Command { keys: &[b"h"], shown: "h", help: "hex view on/off", action: SerialCmd::Hex },
+    Command { keys: &[b"e"], shown: "e", help: "local echo on/off", action: SerialCmd::Echo },
+    Command { keys: &[b"i"], shown: "i", help: "RX/TX counts, error counters, reconnections", action: SerialCmd::Info },
+    Command { keys: &[b"b"], shown: "b", help: "send a break", action: SerialCmd::Break },
+    Command { keys: &[b"d"], shown: "d", help: "toggle DTR", action: SerialCmd::Dtr },
+    Command { keys: &[b"r"], shown: "r", help: "toggle RTS", action: SerialCmd::Rts },
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -112,8 +128,6 @@ impl From<Errno> for Error {
     }
 }
 
-/// How long a message stays on the bottom row.
-const MESSAGE: Duration = Duration::from_secs(4);
 /// Bytes read from the line before the loop looks at keys and the clock again.
 const READ_BUDGET: usize = 1 << 20;
 /// Largest file a transfer takes (it is read into memory first).
@@ -126,60 +140,6 @@ enum Part {
     Signals,
     Host,
     Line,
-}
-
-/// The capture log: raw bytes, or lines with time stamps.
-struct Log {
-    file: File,
-    path: PathBuf,
-    timestamps: bool,
-    at_line_start: bool,
-    buf: Vec<u8>,
-}
-
-impl Log {
-    fn open(path: &Path, timestamps: bool) -> Result<Log, Error> {
-        // Appended to, never truncated: an earlier capture is never lost by starting again.
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|cause| Error::Log { path: path.display().to_string(), cause })?;
-        Ok(Log { file, path: path.to_path_buf(), timestamps, at_line_start: true, buf: Vec::new() })
-    }
-
-    fn write_err(&self) -> impl Fn(io::Error) -> Error + '_ {
-        |cause| Error::LogWrite { path: self.path.display().to_string(), cause }
-    }
-
-    /// Writes `bytes` straight to the file (no user-space buffer: what was read is in the
-    /// kernel's hands before it is shown).
-    fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        if !self.timestamps {
-            return self.file.write_all(bytes).map_err(self.write_err());
-        }
-        self.buf.clear();
-        let stamp = timestamp(SystemTime::now());
-        for &b in bytes {
-            if self.at_line_start {
-                self.buf.extend_from_slice(stamp.as_bytes());
-            }
-            self.buf.push(b);
-            self.at_line_start = b == b'\n';
-        }
-        (&self.file).write_all(&self.buf).map_err(self.write_err())
-    }
-
-    /// A note of blitty's own in the log (disconnections), on a line of its own.
-    fn note(&mut self, text: &str) -> Result<(), Error> {
-        let mut line = String::new();
-        if !self.at_line_start {
-            line.push('\n');
-        }
-        line.push_str(&format!("[blitty {}: {text}]\n", timestamp(SystemTime::now()).trim_end()));
-        self.at_line_start = true;
-        (&self.file).write_all(line.as_bytes()).map_err(self.write_err())
-    }
 }
 
 /// The hex view: 16 bytes a line, offset, hex, and the printable ones as text.
@@ -226,20 +186,6 @@ enum Transfer {
     Xmodem(xmodem::Sender),
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum PromptKind {
-    Raw,
-    Xmodem1k,
-    XmodemCrc,
-}
-
-struct Prompt {
-    kind: PromptKind,
-    text: String,
-    /// What Tab found when it could not complete alone.
-    hint: String,
-}
-
 fn read_file(name: &str) -> Result<Vec<u8>, String> {
     let path = match name.strip_prefix("~/") {
         Some(rest) => PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(rest),
@@ -255,23 +201,20 @@ fn read_file(name: &str) -> Result<Vec<u8>, String> {
     std::fs::read(&path).map_err(|e| format!("cannot read {name}: {e}"))
 }
 
+/// `blitty serial`: one pane (the line: its screen, its log, the answers to the device's
+/// queries) shown on one display (the user's terminal), with the ui's keys and the commands
+/// only a serial line has (transfers, the hex view, local echo, line controls). The loop's
+/// state; each turn polls once and hands what is ready to one handler each.
 struct Console {
     opts: Options,
     /// The device: its settings and locks are given back when the console ends or the device
     /// goes away, and it is opened again when it comes back (see `line`).
     line: SerialLine,
-    log: Option<Log>,
-    term: Terminal,
+    pane: Pane,
     hex_term: Terminal,
     hex: Option<HexDump>,
     echo: bool,
-    to_line: Vec<u8>,
     transfer: Option<Transfer>,
-    prompt: Option<Prompt>,
-    message: Option<(String, Option<Instant>)>,
-    /// The command list is shown (prefix ?) until the next key.
-    help: bool,
-    dirty: bool,
     rx: u64,
     tx: u64,
     reconnects: u64,
@@ -282,72 +225,121 @@ struct Console {
     mapped: Vec<u8>,
     /// With --timestamps: the next byte shown starts a line.
     screen_line_start: bool,
+    signals: Signals,
+    raw: RawMode,
+    display: Display<OwnedFd>,
+    ui: Ui<SerialCmd>,
+    size: Size,
+    exit: Option<i32>,
+    /// The bottom row showed something of blitty's at the last frame.
+    had_status: bool,
+    buf: Vec<u8>,
+}
+
+/// What one poll found ready.
+struct Ready {
+    keys: bool,
+    line_in: bool,
+    line_out: bool,
+    line_hup: bool,
+    transfer_due: bool,
 }
 
 impl Console {
     /// The prefix key's name, for messages.
     fn p(&self) -> String {
-        self.opts.prefix.name()
+        self.ui.prefix().name()
     }
 
     fn say(&mut self, text: impl Into<String>) {
-        self.message = Some((text.into(), Some(Instant::now() + MESSAGE)));
-        self.dirty = true;
+        self.ui.say(text);
     }
 
-    /// Bytes from the line: the log first, then the transfer or the display.
+    /// Bytes from the line: the log first, then the transfer or the screen.
     fn received(&mut self, bytes: &[u8], now: Instant) -> Result<(), Error> {
         self.rx += bytes.len() as u64;
-        if let Some(log) = self.log.as_mut() {
-            log.write(bytes)?;
-        }
+        let path = self.pane.log.as_ref().map(|l| l.path.clone());
+        self.pane.log(bytes).map_err(|cause| Error::LogWrite {
+            path: path.map(|p| p.display().to_string()).unwrap_or_default(),
+            cause,
+        })?;
         if let Some(Transfer::Xmodem(sender)) = self.transfer.as_mut() {
-            sender.feed(bytes, now, &mut self.to_line);
+            let mut out = Vec::new();
+            sender.feed(bytes, now, &mut out);
+            self.pane.input.keys(&out);
             return Ok(());
         }
-        let shown: &[u8] = if self.opts.map.maps_input() {
-            self.mapped.clear();
-            self.opts.map.input(bytes, &mut self.mapped);
-            &self.mapped
+        let mut shown = std::mem::take(&mut self.mapped);
+        shown.clear();
+        if self.opts.map.maps_input() {
+            self.opts.map.input(bytes, &mut shown);
         } else {
-            bytes
-        };
+            shown.extend_from_slice(bytes);
+        }
         if self.opts.timestamps {
             // Each line shown starts with its arrival time, as in the log.
             let stamp = timestamp(SystemTime::now());
             let mut stamped = Vec::with_capacity(shown.len() + 32);
-            for &b in shown {
+            for &b in &shown {
                 if self.screen_line_start {
                     stamped.extend_from_slice(stamp.as_bytes());
                 }
                 stamped.push(b);
                 self.screen_line_start = b == b'\n';
             }
-            self.term.feed(&stamped);
-        } else {
-            self.term.feed(shown);
+            shown = stamped;
         }
+        self.show(&shown);
         if let Some(h) = self.hex.as_mut() {
-            self.mapped.clear();
-            h.feed(bytes, &mut self.mapped);
-            self.hex_term.feed(&self.mapped);
+            shown.clear();
+            h.feed(bytes, &mut shown);
+            self.hex_term.feed(&shown);
+            // The hex view asks nothing: what it would answer is not the device's question.
+            drop(self.hex_term.take_replies());
+            self.pane.generation += 1;
         }
-        self.dirty = true;
+        self.mapped = shown;
         Ok(())
+    }
+
+    /// Parses what the line sent, each piece within the engine's work bound; the device's
+    /// queries are answered on the line (a serial line cannot be made to wait: what does not
+    /// fit the answers' bound is not answered).
+    fn show(&mut self, bytes: &[u8]) {
+        let mut at = 0;
+        while at < bytes.len() {
+            let n = self.pane.parse(&bytes[at..]);
+            if n == 0 {
+                // The engine's work bound for one piece is never met by nothing: a guard.
+                self.pane.term.feed(&bytes[at..]);
+                break;
+            }
+            at += n;
+        }
+        let happened = self.pane.happened(self.opts.clipboard);
+        self.display.bell |= happened.bell;
+        if let Some(c) = happened.clipboard {
+            self.display.clipboard = c;
+        }
     }
 
     fn disconnected(&mut self, why: &str) -> Result<(), Error> {
         self.line.went_away();
-        self.to_line.clear();
+        self.pane.input.clear();
         if self.transfer.take().is_some() {
             self.say("transfer aborted: the device went away");
         }
         let text = format!("{} {why}; waiting for it to come back", self.opts.device.display());
-        if let Some(log) = self.log.as_mut() {
-            log.note(&text)?;
+        self.log_note(&text)?;
+        self.ui.message = Some((format!("{text} ({} q quits; the log is kept)", self.p()), None));
+        self.ui.dirty = true;
+        Ok(())
+    }
+
+    fn log_note(&mut self, text: &str) -> Result<(), Error> {
+        if let Some(log) = self.pane.log.as_mut() {
+            log.note(text).map_err(|cause| Error::LogWrite { path: log.path.display().to_string(), cause })?;
         }
-        self.message = Some((format!("{text} ({} q quits; the log is kept)", self.p()), None));
-        self.dirty = true;
         Ok(())
     }
 
@@ -357,30 +349,28 @@ impl Console {
         }
         self.reconnects += 1;
         let text = format!("{} is back", self.opts.device.display());
-        if let Some(log) = self.log.as_mut() {
-            log.note(&text)?;
-        }
+        self.log_note(&text)?;
         self.say(text);
         Ok(())
     }
 
-    fn start_transfer(&mut self, kind: PromptKind, name: &str) {
+    fn start_transfer(&mut self, kind: SerialCmd, name: &str) {
         let data = match read_file(name) {
             Ok(d) => d,
             Err(e) => return self.say(e),
         };
         let now = Instant::now();
         let len = data.len();
-        self.transfer = Some(match kind {
-            PromptKind::Raw => Transfer::Raw { data, sent: 0, since: now, base: 0 },
-            PromptKind::Xmodem1k => Transfer::Xmodem(xmodem::Sender::new(data, true, now)),
-            PromptKind::XmodemCrc => Transfer::Xmodem(xmodem::Sender::new(data, false, now)),
-        });
-        let how = match kind {
-            PromptKind::Raw => "raw",
-            PromptKind::Xmodem1k => "XMODEM-1K, waiting for the receiver",
-            PromptKind::XmodemCrc => "XMODEM-CRC, waiting for the receiver",
+        let (transfer, how) = match kind {
+            SerialCmd::Xmodem1k => {
+                (Transfer::Xmodem(xmodem::Sender::new(data, true, now)), "XMODEM-1K, waiting for the receiver")
+            }
+            SerialCmd::XmodemCrc => {
+                (Transfer::Xmodem(xmodem::Sender::new(data, false, now)), "XMODEM-CRC, waiting for the receiver")
+            }
+            _ => (Transfer::Raw { data, sent: 0, since: now, base: 0 }, "raw"),
         };
+        self.transfer = Some(transfer);
         let p = self.p();
         self.say(format!("sending {name} ({len} bytes, {how}; {p} a aborts)"));
     }
@@ -388,9 +378,11 @@ impl Console {
     /// Moves the transfer on: raw data within the line rate, XMODEM timeouts; reports its end.
     fn advance_transfer(&mut self, now: Instant) -> Option<Instant> {
         let cps = self.cps;
+        let idle = self.pane.input.is_empty();
+        let mut out = Vec::new();
         let (next, ended) = match self.transfer.as_mut()? {
             Transfer::Raw { data, sent, since, base } => {
-                if self.to_line.is_empty() && *sent < data.len() {
+                if idle && *sent < data.len() {
                     let mut allowed = *base + (now.duration_since(*since).as_secs_f64() * cps) as usize + 16;
                     // After a stop (XOFF) the rate starts again instead of catching up in a burst.
                     if allowed > *sent + (cps / 10.0) as usize + 16 {
@@ -400,16 +392,16 @@ impl Console {
                     }
                     let end = allowed.min(data.len());
                     if end > *sent {
-                        self.to_line.extend_from_slice(&data[*sent..end]);
+                        out.extend_from_slice(&data[*sent..end]);
                         *sent = end;
                     }
                 }
-                let done = *sent >= data.len() && self.to_line.is_empty();
+                let done = *sent >= data.len() && idle && out.is_empty();
                 let msg = done.then(|| format!("sent {} bytes", data.len()));
                 (Some(now + Duration::from_secs_f64((16.0 / cps).max(0.001))), msg)
             }
             Transfer::Xmodem(sender) => {
-                sender.tick(now, &mut self.to_line);
+                sender.tick(now, &mut out);
                 let msg = match sender.outcome() {
                     xmodem::Outcome::Running => None,
                     xmodem::Outcome::Done => {
@@ -420,6 +412,7 @@ impl Console {
                 (Some(sender.deadline()), msg)
             }
         };
+        self.pane.input.keys(&out);
         if let Some(msg) = ended {
             self.transfer = None;
             self.say(msg);
@@ -450,47 +443,47 @@ impl Console {
         text
     }
 
-    /// A command after the prefix key. Returns true to quit.
-    fn command(&mut self, keys: &[u8]) -> bool {
-        let key = if keys.len() == 1 { keys[0] } else { 0 };
-        match key {
-            b'q' | b'Q' | 0x11 => return true,
-            b's' => self.prompt = Some(Prompt { kind: PromptKind::Raw, text: String::new(), hint: String::new() }),
-            b'x' => self.prompt = Some(Prompt { kind: PromptKind::Xmodem1k, text: String::new(), hint: String::new() }),
-            b'c' => {
-                self.prompt = Some(Prompt { kind: PromptKind::XmodemCrc, text: String::new(), hint: String::new() })
-            }
-            b'a' => match self.transfer.take() {
+    /// A command of [`SERIAL_COMMANDS`].
+    fn command(&mut self, cmd: SerialCmd) {
+        match cmd {
+            SerialCmd::Quit => self.exit = Some(0),
+            SerialCmd::SendRaw => self.ui.ask(cmd, "send file (raw)", Some(complete_path)),
+            SerialCmd::Xmodem1k => self.ui.ask(cmd, "send file (XMODEM-1K)", Some(complete_path)),
+            SerialCmd::XmodemCrc => self.ui.ask(cmd, "send file (XMODEM-CRC)", Some(complete_path)),
+            SerialCmd::Abort => match self.transfer.take() {
                 Some(Transfer::Xmodem(mut s)) => {
-                    s.cancel(&mut self.to_line);
+                    let mut out = Vec::new();
+                    s.cancel(&mut out);
+                    self.pane.input.keys(&out);
                     self.say("transfer aborted");
                 }
                 Some(Transfer::Raw { sent, .. }) => {
-                    self.to_line.clear();
+                    self.pane.input.clear();
                     self.say(format!("transfer aborted after {sent} bytes"));
                 }
                 None => self.say("no transfer to abort"),
             },
-            b'h' => {
+            SerialCmd::Hex => {
                 if self.hex.take().is_none() {
                     self.hex = Some(HexDump::default());
-                    let (cols, rows) = (self.term.screen().cols(), self.term.screen().rows());
+                    let (cols, rows) = (self.pane.term.screen().cols(), self.pane.term.screen().rows());
                     self.hex_term = Terminal::with_scrollback(cols, rows, self.opts.scrollback);
                     let p = self.p();
                     self.say(format!("hex view ({p} h leaves it)"));
                 } else {
                     self.say("text view");
                 }
+                self.display.dirty = true;
             }
-            b'e' => {
+            SerialCmd::Echo => {
                 self.echo = !self.echo;
                 self.say(if self.echo { "local echo on" } else { "local echo off" });
             }
-            b'i' => {
+            SerialCmd::Info => {
                 let text = self.info();
                 self.say(text);
             }
-            b'b' => {
+            SerialCmd::Break => {
                 let result = match self.line.fd() {
                     Some(fd) => serial::send_break(fd).map_err(|e| e.to_string()),
                     None => Err("no device".into()),
@@ -500,416 +493,322 @@ impl Console {
                     Err(e) => format!("cannot send a break: {e}"),
                 });
             }
-            b'd' | b'r' => {
-                let (which, name) = if key == b'd' { (Line::Dtr, "DTR") } else { (Line::Rts, "RTS") };
-                let on = if key == b'd' { !self.dtr } else { !self.rts };
-                let result = match self.line.fd() {
-                    Some(fd) => serial::set_line(fd, which, on).map_err(|e| e.to_string()),
-                    None => Err("no device".into()),
-                };
-                match result {
-                    Ok(()) => {
-                        if key == b'd' {
-                            self.dtr = on;
-                        } else {
-                            self.rts = on;
-                        }
-                        self.say(format!("{name} {}", if on { "raised" } else { "lowered" }));
+            SerialCmd::Dtr | SerialCmd::Rts => self.toggle(cmd == SerialCmd::Dtr),
+        }
+    }
+
+    /// Raises or lowers DTR (`dtr`) or RTS.
+    fn toggle(&mut self, dtr: bool) {
+        let (which, name) = if dtr { (Line::Dtr, "DTR") } else { (Line::Rts, "RTS") };
+        let on = if dtr { !self.dtr } else { !self.rts };
+        let result = match self.line.fd() {
+            Some(fd) => serial::set_line(fd, which, on).map_err(|e| e.to_string()),
+            None => Err("no device".into()),
+        };
+        match result {
+            Ok(()) => {
+                if dtr {
+                    self.dtr = on;
+                } else {
+                    self.rts = on;
+                }
+                self.say(format!("{name} {}", if on { "raised" } else { "lowered" }));
+            }
+            Err(e) => self.say(format!("cannot set {name}: {e}")),
+        }
+    }
+
+    fn start(opts: Options) -> Result<Console, Error> {
+        let line = SerialLine::open(&opts.device, opts.settings, opts.lock)?;
+        if !host::is_terminal() {
+            return Err(Error::NotATerminal);
+        }
+        let log = match &opts.log {
+            Some(path) => Some(
+                Log::append(path, opts.timestamps)
+                    .map_err(|cause| Error::Log { path: path.display().to_string(), cause })?,
+            ),
+            None => None,
+        };
+        let size = host::size();
+        let (cols, rows) = (size.cols as usize, size.rows as usize);
+        // SIGTTIN and SIGTTOU keep their default (stop), as in `blitty run`.
+        let signals = Signals::new(&[SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGCONT])?;
+        let raw = RawMode::enter()?;
+        let mut display = Display::new(host::frame_output()?, cols, rows, opts.hz, opts.status_colours);
+        display.enter();
+        let mut c = Console {
+            pane: Pane::new(Terminal::with_scrollback(cols, rows, opts.scrollback), log),
+            hex_term: Terminal::with_scrollback(cols, rows, opts.scrollback),
+            hex: opts.hex.then(HexDump::default),
+            echo: opts.echo,
+            line,
+            transfer: None,
+            rx: 0,
+            tx: 0,
+            reconnects: 0,
+            dtr: true,
+            rts: true,
+            cps: chars_per_second(&opts.settings),
+            mapped: Vec::new(),
+            screen_line_start: true,
+            signals,
+            raw,
+            display,
+            ui: Ui::new(opts.prefix, Place::Bottom, "the line"),
+            size,
+            exit: None,
+            had_status: false,
+            buf: vec![0u8; 64 * 1024],
+            opts,
+        };
+        let s = &c.opts.settings;
+        let parity = match s.parity {
+            serial::Parity::None => 'N',
+            serial::Parity::Odd => 'O',
+            serial::Parity::Even => 'E',
+        };
+        let p = c.p();
+        let banner = format!(
+            "{p} q quits, {p} ? lists commands; {} at {} {}{}{}",
+            c.opts.device.display(),
+            s.baud,
+            s.data_bits,
+            parity,
+            s.stop_bits
+        );
+        c.say(banner);
+        Ok(c)
+    }
+
+    /// One turn: a poll, then the keys, the line (read, then write), the signals and the
+    /// frame, in that order.
+    fn turn(&mut self) -> Result<(), Error> {
+        let ready = self.wait()?;
+        // A stop comes before the keys: once continued in the background, a read of the
+        // terminal would stop blitty with the host still in its modes.
+        let mut sigs = self.signals.take();
+        if sigs.iter().any(|&s| s == SIGTSTP || s == SIGCONT) {
+            stop_and_continue(sigs.contains(&SIGTSTP), &mut self.display, &mut self.raw)?;
+            sigs.retain(|&s| s != SIGTSTP && s != SIGCONT);
+            sigs.push(SIGWINCH);
+        }
+        if ready.keys {
+            self.keys();
+        }
+        if ready.line_in || ready.line_hup {
+            self.read_line(ready.line_hup)?;
+        }
+        if self.line.is_open() {
+            let wrote = ready.line_out || ready.keys || ready.transfer_due;
+            if !self.pane.input.is_empty() && wrote {
+                match self.line.write(self.pane.input.unsent()) {
+                    Ok(n) => {
+                        self.pane.input.sent(n);
+                        self.tx += n as u64;
                     }
-                    Err(e) => self.say(format!("cannot set {name}: {e}")),
+                    Err(why) => self.disconnected(&why)?,
                 }
             }
-            b'?' => {
-                self.help = true;
-                self.dirty = true;
-            }
-            _ => {
-                let p = self.p();
-                self.say(format!("{p} {}: not a command — {p} ? for help", keys::key_name(keys)));
-            }
+        } else {
+            self.try_reconnect()?;
         }
-        false
+        sigs.extend(self.signals.take().into_iter().filter(|&s| s != SIGTSTP && s != SIGCONT));
+        self.signals(sigs);
+        self.frame();
+        Ok(())
     }
 
-    /// A key typed while a file name is asked for.
-    fn prompt_key(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            let Some(p) = self.prompt.as_mut() else { return };
-            if b != b'\t' {
-                p.hint.clear();
-            }
-            match b {
-                b'\r' | b'\n' => {
-                    let p = self.prompt.take().expect("a prompt");
-                    if p.text.is_empty() {
-                        self.say("nothing sent");
-                    } else {
-                        self.start_transfer(p.kind, &p.text);
-                    }
-                }
-                0x1b | 0x03 | 0x07 => {
-                    self.prompt = None;
-                    self.say("nothing sent");
-                }
-                0x7f | 0x08 => {
-                    p.text.pop();
-                }
-                0x15 => p.text.clear(),
-                b'\t' => {
-                    let (text, hint) = complete_path(&p.text);
-                    p.text = text;
-                    p.hint = hint;
-                    continue;
-                }
-                c if c >= 0x20 => p.text.push(c as char),
-                _ => {}
-            }
-        }
-        // UTF-8 typed byte by byte becomes Latin-1 above; take it back as UTF-8.
-        if let Some(p) = self.prompt.as_mut() {
-            let bytes: Vec<u8> = p.text.chars().map(|c| c as u32 as u8).collect();
-            if let Ok(s) = String::from_utf8(bytes) {
-                if s.chars().count() != p.text.chars().count() {
-                    p.text = s;
-                }
-            }
-        }
-        self.dirty = true;
-    }
-
-    /// Drops a message whose time is up; says whether the bottom row has something to show.
-    fn has_status(&mut self, now: Instant) -> bool {
-        if matches!(&self.message, Some((_, Some(until))) if now >= *until) {
-            self.message = None;
-        }
-        self.prompt.is_some() || self.message.is_some() || self.transfer.is_some()
-    }
-
-    /// The bottom row's text: a prompt, a message, or a transfer's progress.
-    fn status(&self) -> Option<String> {
-        if let Some(p) = &self.prompt {
-            let what = match p.kind {
-                PromptKind::Raw => "send file (raw)",
-                PromptKind::Xmodem1k => "send file (XMODEM-1K)",
-                PromptKind::XmodemCrc => "send file (XMODEM-CRC)",
-            };
-            if !p.hint.is_empty() {
-                return Some(format!("{what}: {}_  {}", p.text, p.hint));
-            }
-            return Some(format!("{what}: {}_  (Tab completes, Enter sends, Esc cancels)", p.text));
-        }
-        if let Some((text, _)) = &self.message {
-            return Some(text.clone());
-        }
-        self.progress()
-    }
-}
-
-/// Runs the console until Ctrl-] q (status 0) or a signal that ends blitty (128 + it).
-pub fn run(opts: Options) -> Result<i32, Error> {
-    let line = SerialLine::open(&opts.device, opts.settings, opts.lock)?;
-    if !host::is_terminal() {
-        return Err(Error::NotATerminal);
-    }
-    let log = match &opts.log {
-        Some(path) => Some(Log::open(path, opts.timestamps)?),
-        None => None,
-    };
-    let mut size = host::size();
-    let (cols, rows) = (size.cols as usize, size.rows as usize);
-    let mut signals = Signals::new(&[SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
-    let mut presenter = AnsiPresenter::new(cols, rows);
-    presenter.set_overlay_colours(opts.status_colours.0, opts.status_colours.1);
-    let raw = RawMode::enter()?;
-    let mut writer = Output::new(host::frame_output()?);
-    let mut first = Vec::new();
-    presenter.enter(&mut first);
-    writer.send(first);
-
-    let cps = chars_per_second(&opts.settings);
-    let mut c = Console {
-        term: Terminal::with_scrollback(cols, rows, opts.scrollback),
-        hex_term: Terminal::with_scrollback(cols, rows, opts.scrollback),
-        hex: opts.hex.then(HexDump::default),
-        echo: opts.echo,
-        line,
-        log,
-        to_line: Vec::new(),
-        transfer: None,
-        prompt: None,
-        message: None,
-        help: false,
-        dirty: true,
-        rx: 0,
-        tx: 0,
-        reconnects: 0,
-        dtr: true,
-        rts: true,
-        cps,
-        mapped: Vec::new(),
-        screen_line_start: true,
-        opts,
-    };
-    let s = &c.opts.settings;
-    let parity = match s.parity {
-        serial::Parity::None => 'N',
-        serial::Parity::Odd => 'O',
-        serial::Parity::Even => 'E',
-    };
-    let p = c.p();
-    c.say(format!(
-        "{p} q quits, {p} ? lists commands; {} at {} {}{}{}",
-        c.opts.device.display(),
-        s.baud,
-        s.data_bits,
-        parity,
-        s.stop_bits
-    ));
-
-    let mut pacer = Pacer::new(c.opts.hz);
-    let mut keys = Keys::new(c.opts.prefix);
-    let mut copy = CopyMode::default();
-    // A copy from the scrollback mode for the host's clipboard, sent with the next frame.
-    let mut clipboard_out: Vec<u8> = Vec::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut actions = Vec::new();
-    let mut exit: Option<i32> = None;
-    let mut had_status = false;
-
-    while exit.is_none() {
+    fn wait(&mut self) -> Result<Ready, Error> {
         let now = Instant::now();
-        let transfer_due = c.advance_transfer(now);
+        let transfer_due = self.advance_transfer(now);
         let mut wake = Wake::default();
         if let Some(t) = transfer_due {
             wake.at(t);
         }
-        if c.dirty && writer.idle() {
-            wake.at(pacer.due_at(now));
+        if self.display.wants(1, self.generation()) || self.ui.dirty {
+            wake.at(self.display.due_at(now, self.pane.sync_until()));
         }
-        if let Some(t) = c.line.retry_at() {
+        if let Some(t) = self.line.retry_at() {
             wake.at(t);
         }
-        if let Some((_, Some(until))) = &c.message {
-            wake.at(*until);
+        if let Some(t) = self.ui.wake_at() {
+            wake.at(t);
         }
         let stdin = rustix::stdio::stdin();
         let mut set = PollSet::new();
         set.add(stdin, PollFlags::IN, Part::Keys);
-        set.add(signals.wake.as_fd(), PollFlags::IN, Part::Signals);
-        if !writer.idle() {
-            set.add(writer.fd.as_fd(), PollFlags::OUT, Part::Host);
+        set.add(self.signals.wake.as_fd(), PollFlags::IN, Part::Signals);
+        if !self.display.out.idle() {
+            set.add(self.display.out.fd.as_fd(), PollFlags::OUT, Part::Host);
         }
-        if let Some(line) = c.line.fd() {
+        if let Some(line) = self.line.fd() {
             let mut ev = PollFlags::IN;
-            if !c.to_line.is_empty() {
+            if !self.pane.input.is_empty() {
                 ev |= PollFlags::OUT;
             }
             set.add(line, ev, Part::Line);
         }
         set.wait(wake.timeout(now))?;
         let line_ev = set.events(Part::Line);
-        let (key_ready, host_ready, line_in, line_out, line_hup) = (
-            set.events(Part::Keys).intersects(PollFlags::IN | PollFlags::HUP),
-            set.events(Part::Host).intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP),
-            line_ev.intersects(PollFlags::IN),
-            line_ev.contains(PollFlags::OUT),
-            line_ev.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL),
-        );
+        let ready = Ready {
+            keys: set.events(Part::Keys).intersects(PollFlags::IN | PollFlags::HUP),
+            line_in: line_ev.intersects(PollFlags::IN),
+            line_out: line_ev.contains(PollFlags::OUT),
+            line_hup: line_ev.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL),
+            transfer_due: transfer_due.is_some(),
+        };
+        let host = set.events(Part::Host).intersects(PollFlags::OUT | PollFlags::ERR | PollFlags::HUP);
         drop(set);
-        if host_ready {
-            writer.flush();
+        if host {
+            self.display.out.flush();
         }
+        Ok(ready)
+    }
 
-        // Keys first.
-        if key_ready {
-            match rustix::io::read(stdin, &mut buf[..4096]) {
-                Ok(0) => exit = Some(128 + SIGHUP),
-                Ok(n) => {
-                    if c.help {
-                        // Any key closes the list, and goes no further.
-                        c.help = false;
-                        presenter.invalidate();
-                        c.dirty = true;
-                    } else if c.prompt.is_some() {
-                        c.prompt_key(&buf[..n]);
-                    } else {
-                        actions.clear();
-                        keys.feed(&buf[..n], size.rows as usize, &mut actions);
-                        // Keys typed after the one that left the scrollback mode go round again.
-                        let mut again = Vec::new();
-                        loop {
-                            for a in actions.drain(..) {
-                                match a {
-                                    // Keys that came in the same read as the command that opened
-                                    // a prompt (Ctrl-] s and a file name typed fast, or pasted)
-                                    // belong to the prompt, not the line.
-                                    Action::Forward(bytes) if c.prompt.is_some() => c.prompt_key(&bytes),
-                                    Action::Forward(bytes) => {
-                                        if c.transfer.is_some() {
-                                            let p = c.p();
-                                            c.say(format!("keys are not sent during a transfer ({p} a aborts it)"));
-                                        } else if c.line.is_open() {
-                                            pacer.key(Instant::now());
-                                            let start = c.to_line.len();
-                                            c.opts.map.output(&bytes, &mut c.to_line);
-                                            if c.echo {
-                                                c.term.feed(&c.to_line[start..]);
-                                                c.dirty = true;
-                                            }
-                                        }
-                                    }
-                                    Action::Scrollback(back) => {
-                                        enter_scrollback(&mut copy, &mut presenter, c.active().screen(), back);
-                                        c.dirty = true;
-                                    }
-                                    Action::Copy(bytes) => {
-                                        let screen = c.active().screen();
-                                        let (clip, rest) =
-                                            scrollback_keys(&mut copy, &mut keys, &mut presenter, &bytes, screen);
-                                        if let Some(clip) = clip {
-                                            clipboard_out = clip;
-                                        }
-                                        again = rest;
-                                        c.dirty = true;
-                                    }
-                                    Action::Command(k) => {
-                                        if c.command(&k) {
-                                            exit = Some(0);
-                                        }
-                                        presenter.invalidate();
-                                    }
-                                }
-                            }
-                            if again.is_empty() {
-                                break;
-                            }
-                            keys.feed(&std::mem::take(&mut again), size.rows as usize, &mut actions);
-                        }
-                    }
-                }
-                Err(Errno::INTR) | Err(Errno::AGAIN) => {}
-                Err(_) => exit = Some(128 + SIGHUP),
+    /// What the display shows changes with each generation of the pane (the hex view's
+    /// screen counts with it).
+    fn generation(&self) -> u64 {
+        self.pane.generation
+    }
+
+    fn keys(&mut self) {
+        let n = match rustix::io::read(rustix::stdio::stdin(), &mut self.buf[..4096]) {
+            Ok(0) => return self.exit = Some(128 + SIGHUP),
+            Ok(n) => n,
+            Err(Errno::INTR) | Err(Errno::AGAIN) => return,
+            Err(_) => return self.exit = Some(128 + SIGHUP),
+        };
+        let keys = self.buf[..n].to_vec();
+        let mut input = &keys[..];
+        loop {
+            let screen = if self.hex.is_some() { self.hex_term.screen() } else { self.pane.term.screen() };
+            let events = self.ui.feed(input, screen, SERIAL_COMMANDS);
+            for e in events {
+                self.key_event(e);
+            }
+            input = &[];
+            if !self.ui.pending() || self.exit.is_some() {
+                break;
             }
         }
+    }
 
-        // The line: read everything it has (up to a budget), then write what is waiting.
-        if line_in || line_hup {
-            let mut taken = 0;
-            let mut gone: Option<String> = None;
-            while taken < READ_BUDGET {
-                // An empty read after data is not a hang-up yet: the next turn tells.
-                match c.line.read(&mut buf, line_hup && taken == 0) {
-                    Read::Data(n) => {
-                        taken += n;
-                        let now = Instant::now();
-                        c.received(&buf[..n], now)?;
-                        pacer.output(now);
-                    }
-                    Read::Empty => break,
-                    Read::Gone(why) => {
-                        gone = Some(why);
-                        break;
+    fn key_event(&mut self, e: Event<SerialCmd>) {
+        match e {
+            Event::Forward(bytes) => {
+                if self.transfer.is_some() {
+                    let p = self.p();
+                    self.say(format!("keys are not sent during a transfer ({p} a aborts it)"));
+                } else if self.line.is_open() {
+                    self.display.pacer.key(Instant::now());
+                    let mut mapped = Vec::new();
+                    self.opts.map.output(&bytes, &mut mapped);
+                    self.pane.input.keys(&mapped);
+                    if self.echo {
+                        self.pane.note(&String::from_utf8_lossy(&mapped));
                     }
                 }
             }
-            if let Some(why) = gone {
-                c.disconnected(&why)?;
-            }
+            Event::Command(cmd) => self.command(cmd),
+            Event::Answer(cmd, Some(name)) if !name.is_empty() => self.start_transfer(cmd, &name),
+            Event::Answer(..) => self.say("nothing sent"),
+            Event::Clipboard(bytes) => self.display.clipboard = bytes,
+            Event::Scrolling(on) => self.display.presenter.set_mouse_for_blitty(on),
+            Event::Confirmed(_) | Event::Chosen(_) => {}
         }
-        if c.line.is_open() {
-            if !c.to_line.is_empty() && (line_out || key_ready || transfer_due.is_some()) {
-                match c.line.write(&mut c.to_line) {
-                    Ok(n) => c.tx += n as u64,
-                    Err(why) => c.disconnected(&why)?,
+    }
+
+    /// The line: everything it has (up to a budget).
+    fn read_line(&mut self, hung_up: bool) -> Result<(), Error> {
+        let mut taken = 0;
+        let mut buf = std::mem::take(&mut self.buf);
+        let mut gone = None;
+        while taken < READ_BUDGET {
+            // An empty read after data is not a hang-up yet: the next turn tells.
+            match self.line.read(&mut buf, hung_up && taken == 0) {
+                Read::Data(n) => {
+                    taken += n;
+                    let now = Instant::now();
+                    self.received(&buf[..n], now)?;
+                    self.display.pacer.output(now);
+                }
+                Read::Empty => break,
+                Read::Gone(why) => {
+                    gone = Some(why);
+                    break;
                 }
             }
-        } else {
-            c.try_reconnect()?;
         }
+        self.buf = buf;
+        if let Some(why) = gone {
+            self.disconnected(&why)?;
+        }
+        Ok(())
+    }
 
-        for sig in signals.take() {
+    fn signals(&mut self, sigs: Vec<i32>) {
+        for sig in sigs {
             match sig {
                 SIGWINCH => {
                     let new = host::size();
-                    if new != size {
-                        size = new;
-                        let (cols, rows) = (size.cols as usize, size.rows as usize);
-                        c.term.resize(cols, rows);
-                        c.hex_term.resize(cols, rows);
-                        resize_host(&mut writer, &mut presenter, size);
+                    if new != self.size {
+                        self.size = new;
+                        let (cols, rows) = (new.cols as usize, new.rows as usize);
+                        self.pane.term.resize(cols, rows);
+                        self.pane.generation += 1;
+                        self.hex_term.resize(cols, rows);
+                        self.display.resize(cols, rows);
                         // A resize rewraps the lines: the scrollback mode's places are gone.
-                        if copy.active {
-                            copy.leave();
-                            keys.scrolling = false;
-                            presenter.set_mouse_for_blitty(false);
+                        if self.ui.leave_scrollback() {
+                            self.display.presenter.set_mouse_for_blitty(false);
                         }
-                        c.dirty = true;
                     }
                 }
-                other => exit = Some(128 + other),
+                other => self.exit = Some(128 + other),
             }
-        }
-
-        copy.follow(c.active().screen());
-        let now = Instant::now();
-        let has_status = c.has_status(now);
-        if had_status && !has_status {
-            // The row under the message is drawn again.
-            presenter.invalidate();
-            c.dirty = true;
-        }
-        if c.dirty && writer.idle() && exit.is_none() && pacer.due(now) {
-            let status = c.status();
-            let mut frame = writer.buffer();
-            frame.append(&mut clipboard_out);
-            present_with_status(
-                &mut presenter,
-                c.active(),
-                copy.offset(c.active().screen()),
-                status.as_deref(),
-                &mut frame,
-            );
-            if presenter.cursor_touched() {
-                raw.cursor_changed();
-            }
-            if copy.active {
-                copy.draw(&mut presenter, c.active().screen(), &mut frame);
-                presenter.invalidate();
-            }
-            if c.help {
-                // Above the status row, so that nothing is cut on a short screen but the top.
-                let rows = keys::help_rows(c.opts.prefix, SERIAL_COMMANDS, "the line");
-                let bottom = c.active().screen().rows().saturating_sub(1);
-                for (i, row) in rows.iter().rev().enumerate() {
-                    if let Some(y) = bottom.checked_sub(1 + i) {
-                        presenter.overlay(y, row, &mut frame);
-                    }
-                }
-            }
-            c.term.screen_mut().clear_damage();
-            c.hex_term.screen_mut().clear_damage();
-            writer.send(frame);
-            // A transfer's progress keeps changing.
-            c.dirty = c.transfer.is_some();
-            pacer.sent(now);
-            had_status = status.is_some();
         }
     }
 
-    restore_host(&mut writer, &mut presenter, &c.term, raw);
-    drop(c.line);
-    Ok(exit.unwrap_or(0))
+    fn frame(&mut self) {
+        let now = Instant::now();
+        self.ui.expire(now);
+        let status = self.progress();
+        let has_status = self.ui.message.is_some() || status.is_some() || !matches!(self.ui.mode, Mode::Normal);
+        if self.had_status && !has_status {
+            // The row under the message is drawn again.
+            self.ui.dirty = true;
+        }
+        let wanted = self.display.wants(1, self.generation()) || self.ui.dirty;
+        if !wanted || self.exit.is_some() || self.pane.sync_hold(now).is_some() || !self.display.ready(now) {
+            return;
+        }
+        let generation = self.generation();
+        let rows = self.size.rows as usize;
+        let term = if self.hex.is_some() { &mut self.hex_term } else { &mut self.pane.term };
+        let frame = self.display.compose(term, (1, generation), &mut self.ui, false, |presenter, ui, frame| {
+            ui.draw(presenter, rows, SERIAL_COMMANDS, &[], status.as_deref(), frame)
+        });
+        if self.display.presenter.cursor_touched() {
+            self.raw.cursor_changed();
+        }
+        self.display.out.send(frame);
+        // A transfer's progress keeps changing.
+        self.display.dirty = self.transfer.is_some();
+        self.had_status = has_status;
+    }
 }
 
-impl Console {
-    /// The terminal the user looks at: the line's, or the hex view's.
-    fn active(&self) -> &Terminal {
-        if self.hex.is_some() {
-            &self.hex_term
-        } else {
-            &self.term
-        }
+/// Runs the console until Ctrl-] q (status 0) or a signal that ends blitty (128 + it).
+pub fn run(opts: Options) -> Result<i32, Error> {
+    let mut c = Console::start(opts)?;
+    while c.exit.is_none() {
+        c.turn()?;
     }
+    let Console { mut display, pane, raw, line, exit, .. } = c;
+    restore_host(&mut display, &pane.term, raw);
+    drop(line);
+    Ok(exit.unwrap_or(0))
 }
 
 /// Tab in the file prompt, as a shell completes a path: the longest completion all matches
@@ -959,24 +858,6 @@ fn complete_path(text: &str) -> (String, String) {
         String::new()
     };
     (done, hint)
-}
-
-/// The view (see `session::present`) with `status` over the whole bottom row, left-aligned.
-fn present_with_status(
-    presenter: &mut AnsiPresenter,
-    term: &Terminal,
-    offset: usize,
-    status: Option<&str>,
-    out: &mut Vec<u8>,
-) {
-    present(presenter, term, offset, out);
-    if let Some(text) = status {
-        let (cols, rows) = (term.screen().cols(), term.screen().rows());
-        let mut line: String = text.chars().filter(|c| !c.is_control()).take(cols).collect();
-        let pad = cols.saturating_sub(line.chars().count());
-        line.extend(std::iter::repeat_n(' ', pad));
-        presenter.overlay(rows.saturating_sub(1), &line, out);
-    }
 }
 
 #[cfg(test)]

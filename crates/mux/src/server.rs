@@ -29,36 +29,57 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use blitty_present::{AnsiPresenter, View};
-use blitty_vt::{Terminal, WORK_PER_TURN};
+use blitty_vt::Terminal;
 use rustix::event::PollFlags;
 use rustix::io::Errno;
 
-use crate::copymode::CopyMode;
-use crate::keys::{self, Action, Keys, Prefix};
+use crate::display::Display;
+use crate::keys::Prefix;
 use crate::names::{self, printable};
+use crate::pane::{Log, Pane};
 use crate::proto::{self, Frames, Msg, Request, VtySpec};
-use crate::queue::{ProgramInput, PROGRAM_INPUT_LIMIT};
+use crate::queue::PROGRAM_INPUT_LIMIT;
 use crate::sockdir;
+use crate::ui::{Command, Event, Place, Ui};
 use blitty_os::event::{PollSet, Wake};
-use blitty_os::output::Output;
-use blitty_os::pace::Pacer;
 use blitty_os::pty::{self, Pty, Size};
 use blitty_os::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGTERM};
 use blitty_serial::line::SerialLine;
-use blitty_serial::settings::{Flow, Parity, Settings};
+use blitty_serial::settings::Settings;
 
-/// The commands after the prefix, for the help (`?`).
-pub const SESSION_COMMANDS: &[(&str, &str)] = &[
-    ("c", "new vty (the shell)"),
-    ("n / p", "next / previous vty"),
-    ("0 .. 9", "select vty N"),
-    ("w", "choose a vty from a list"),
-    (",", "rename the vty"),
-    ("&", "kill the vty (asks first)"),
-    ("d", "detach (everything goes on running)"),
-    ("[ or PageUp", "scrollback: search with / and ?, v/V select, y copies, q leaves"),
-    ("?", "this help"),
+/// What a client's commands do (see [`SESSION_COMMANDS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmd {
+    NewVty,
+    Next,
+    Prev,
+    Select(usize),
+    Choose,
+    Rename,
+    Kill,
+    Detach,
+}
+
+/// The commands after the prefix (the scrollback mode and the help are every front end's).
+/// An entry with no name is listed with the one before it.
+pub const SESSION_COMMANDS: &[Command<Cmd>] = &[
+    Command { keys: &[b"c"], shown: "c", help: "new vty (the shell)", action: Cmd::NewVty },
+    Command { keys: &[b"n"], shown: "n / p", help: "next / previous vty", action: Cmd::Next },
+    Command { keys: &[b"p"], shown: "", help: "", action: Cmd::Prev },
+    Command { keys: &[b"0"], shown: "0 .. 9", help: "select vty N", action: Cmd::Select(0) },
+    Command { keys: &[b"1"], shown: "", help: "", action: Cmd::Select(1) },
+    Command { keys: &[b"2"], shown: "", help: "", action: Cmd::Select(2) },
+    Command { keys: &[b"3"], shown: "", help: "", action: Cmd::Select(3) },
+    Command { keys: &[b"4"], shown: "", help: "", action: Cmd::Select(4) },
+    Command { keys: &[b"5"], shown: "", help: "", action: Cmd::Select(5) },
+    Command { keys: &[b"6"], shown: "", help: "", action: Cmd::Select(6) },
+    Command { keys: &[b"7"], shown: "", help: "", action: Cmd::Select(7) },
+    Command { keys: &[b"8"], shown: "", help: "", action: Cmd::Select(8) },
+    Command { keys: &[b"9"], shown: "", help: "", action: Cmd::Select(9) },
+    Command { keys: &[b"w"], shown: "w", help: "choose a vty from a list", action: Cmd::Choose },
+    Command { keys: &[b","], shown: ",", help: "rename the vty", action: Cmd::Rename },
+    Command { keys: &[b"&"], shown: "&", help: "kill the vty (asks first)", action: Cmd::Kill },
+    Command { keys: &[b"d"], shown: "d", help: "detach (everything goes on running)", action: Cmd::Detach },
 ];
 
 /// Server settings (the config file's, read when the server starts).
@@ -85,8 +106,6 @@ const VTY_BUDGET: usize = 256 * 1024;
 const VTY_TIME: Duration = Duration::from_millis(2);
 /// Bytes one read of a vty takes at most.
 const READ_SIZE: usize = 64 * 1024;
-/// Messages (an unknown key) stay this long on the status row.
-const MESSAGE: Duration = Duration::from_secs(3);
 /// Ended vtys remembered per session for `blitty ls`.
 const ENDED_KEPT: usize = 8;
 /// Connections the server holds at once; one more is refused with a message. Each may hold up
@@ -102,8 +121,6 @@ pub const MAX_VTYS: usize = 4096;
 /// How long a connection may take to make its request (its hello and request are one write):
 /// one that says nothing does not hold one of the [`MAX_CLIENTS`] places for ever.
 const REQUEST_WAIT: Duration = Duration::from_secs(5);
-/// Rounds of keys one message from a client is taken in at most (see `Server::keys`).
-const KEY_ROUNDS: usize = 64;
 /// Bytes read from one client per turn of the loop: a client streaming messages is served in
 /// turns with everything else, never for longer than reading and handling this much.
 const CLIENT_BUDGET: usize = 256 * 1024;
@@ -146,88 +163,27 @@ struct Vty {
     /// Unique in the server, never reused.
     id: u64,
     name: String,
-    term: Terminal,
+    pane: Pane,
     source: Source,
-    log: Option<File>,
-    /// Bumped whenever the screen may have changed.
-    generation: u64,
     /// Output or a bell no client saw (for the status row's marks).
     activity: bool,
     bell: bool,
-    bells_seen: u64,
-    /// Keys and answers waiting for the program.
-    to_write: ProgramInput,
-    /// Output read but not parsed yet (a turn's work ran out), from `held_at` on: parsed first
-    /// in the next turn, and no more read meanwhile.
-    held: Vec<u8>,
-    held_at: usize,
     /// Set when the program has ended (or the vty was killed): the words for `ls`.
     ended: Option<(String, u8)>,
 }
 
 impl Vty {
-    /// Whether output read in an earlier turn waits to be parsed.
-    fn held_back(&self) -> bool {
-        self.held_at < self.held.len()
-    }
-
-    /// Parses what a turn before left, then reads and parses what the program or line has
-    /// written, up to `budget` bytes, appending what it reads to the log as it reads it. The
-    /// engine's work is bounded too: each piece is parsed within [`WORK_PER_TURN`], the rest of
-    /// a piece that reaches it is held for the next turn, and no read follows once the turn has
-    /// had [`VTY_TIME`] (a flood of full-screen rectangle operations at 2048x1024 costs
-    /// milliseconds each in 27 bytes: bounded by bytes, one turn took minutes). Returns the
-    /// bytes parsed, and whether the source has gone (EOF or an error).
-    fn read_output(&mut self, buf: &mut Vec<u8>, budget: usize) -> (usize, bool) {
-        let started = Instant::now();
-        let mut parsed = 0;
-        if self.held_back() {
-            let n = self.term.feed_bounded(&self.held[self.held_at..], WORK_PER_TURN);
-            self.held_at += n;
-            parsed += n;
-            if !self.held_back() {
-                self.held.clear();
-                self.held_at = 0;
-            }
-            if !self.to_write.answers(&mut self.term) || self.held_back() {
-                return (parsed, false);
-            }
-        }
+    /// Reads what the program or line has written and parses it (see [`Pane::read_fd`]):
+    /// at most `budget` bytes, for at most [`VTY_TIME`].
+    fn read_output(&mut self, buf: &mut Vec<u8>, budget: usize) -> crate::pane::Read {
+        let Some(fd) = self.source.fd() else {
+            let (parsed, _) = self.pane.parse_held();
+            return crate::pane::Read { parsed, gone: false };
+        };
         buf.resize(READ_SIZE, 0);
-        let mut taken = 0;
-        while taken < budget && started.elapsed() < VTY_TIME {
-            let Some(fd) = self.source.fd() else { break };
-            match rustix::io::read(fd, &mut buf[..]) {
-                Ok(0) => return (parsed, true),
-                Ok(n) => {
-                    taken += n;
-                    // A serial line's short read took all it had (its sweep comes back later):
-                    // no second read() to be told so. A program's pty is read until it is
-                    // empty, which costs less than a turn of polling in a flood.
-                    let drained = n < buf.len() && matches!(self.source, Source::Serial(_));
-                    if let Some(f) = self.log.as_mut() {
-                        if let Err(e) = f.write_all(&buf[..n]) {
-                            let note = format!("\r\n[blitty: the log cannot be written: {e}; logging stopped]\r\n");
-                            self.term.feed(note.as_bytes());
-                            self.log = None;
-                        }
-                    }
-                    let done = self.term.feed_bounded(&buf[..n], WORK_PER_TURN);
-                    parsed += done;
-                    if done < n {
-                        self.held.extend_from_slice(&buf[done..n]);
-                    }
-                    // Its answers wait for it; past half the limit its output waits too.
-                    if !self.to_write.answers(&mut self.term) || drained || done < n {
-                        break;
-                    }
-                }
-                Err(Errno::AGAIN) => break,
-                Err(Errno::INTR) => {}
-                Err(_) => return (parsed, true),
-            }
-        }
-        (parsed, false)
+        // A serial line's short read took all it had (its sweep comes back later).
+        let serial = matches!(self.source, Source::Serial(_));
+        self.pane.read_fd(fd, buf, budget, VTY_TIME, serial)
     }
 }
 
@@ -248,48 +204,24 @@ struct Session {
     next_resize: Option<Instant>,
 }
 
-enum Mode {
-    Normal,
-    Help,
-    Choose(usize),
-    Rename(String),
-    ConfirmKill,
-}
-
 struct Client {
     frames: Frames,
-    /// Its socket, and the messages it has not taken yet.
-    out: Output<UnixStream>,
+    /// Its terminal, through its socket: the messages it has not taken yet, its presenter
+    /// and its pacing.
+    display: Display<UnixStream>,
+    ui: Ui<Cmd>,
     hello: bool,
     session: Option<u64>,
     cols: u16,
     rows: u16,
-    presenter: AnsiPresenter,
-    keys: Keys,
-    copy: CopyMode,
-    mode: Mode,
-    message: Option<(String, Instant)>,
-    /// (vty id, generation) of the last frame, and whether something of blitty's own changed.
-    drawn: (u64, u64),
-    dirty: bool,
-    /// When its frames go (at most `hz` a second; the answer to a key at once).
-    pacer: Pacer,
     /// Close once the output is written.
     closing: bool,
-    /// A clipboard write (the scrollback mode's copy) for the next frame.
-    clipboard: Vec<u8>,
-    /// The vty it shows rang the bell: BEL goes with the next frame.
-    bell: bool,
-    /// What goes before the next frame: taking over the terminal, a clear after a resize.
-    preamble: Vec<u8>,
     /// It sent a new size this turn (its presenter takes it at the end of the turn).
     resized: bool,
     /// When it last attached or typed: the latest active client gives its session its size.
     active_at: Instant,
     /// Its process (`SO_PEERCRED`), to tell a client inside one of the server's own programs.
     pid: Option<u32>,
-    /// Its next frame goes no sooner (see `frames`).
-    next_frame_at: Instant,
     /// It has made its request (one a connection).
     requested: bool,
     /// When it connected: one that has not made its request within [`REQUEST_WAIT`] is closed.
@@ -298,20 +230,27 @@ struct Client {
 
 impl Client {
     fn send(&mut self, msg: &Msg) {
-        proto::encode(msg, self.out.queue());
+        proto::encode(msg, self.display.out.queue());
     }
 
     fn idle(&self) -> bool {
-        self.out.idle()
+        self.display.out.idle()
     }
 
     /// Writes what it can without blocking; false when the client is gone.
     fn flush(&mut self) -> bool {
-        self.out.flush()
+        self.display.out.flush()
     }
 
     fn vty_size(&self, status: bool) -> Size {
         vty_size(self.cols, self.rows, status)
+    }
+
+    /// Leaves the scrollback mode (the lines were rewrapped, or another vty is shown).
+    fn leave_scrollback(&mut self) {
+        if self.ui.leave_scrollback() {
+            self.display.presenter.set_mouse_for_blitty(false);
+        }
     }
 }
 
@@ -397,11 +336,12 @@ impl Server {
             // message to clear.
             let mut wake = Wake::default();
             for c in &self.clients {
-                if c.session.is_some() && c.idle() && self.client_dirty(c) {
-                    wake.at(c.pacer.due_at(now).max(c.next_frame_at));
+                if c.session.is_some() && self.client_dirty(c) {
+                    let hold = self.shown(c).and_then(|v| v.pane.sync_until());
+                    wake.at(c.display.due_at(now, hold));
                 }
-                if let Some((_, until)) = &c.message {
-                    wake.at(*until);
+                if let Some(until) = c.ui.wake_at() {
+                    wake.at(until);
                 }
                 if !c.requested && !c.closing {
                     wake.at(c.connected + REQUEST_WAIT);
@@ -421,7 +361,7 @@ impl Server {
                 wake.at(t);
             }
             // Output held back by a turn's work bound is parsed in the next turn, at once.
-            if self.sessions.iter().any(|s| s.vtys.iter().any(|v| v.held_back() && v.to_write.takes_output())) {
+            if self.sessions.iter().any(|s| s.vtys.iter().any(|v| v.pane.held_back() && v.pane.takes_output())) {
                 wake.at(now);
             }
             if !self.had_session {
@@ -434,9 +374,9 @@ impl Server {
             {
                 // Let the last words reach the clients.
                 for c in &mut self.clients {
-                    let _ = c.out.fd.set_nonblocking(false);
-                    let _ = c.out.fd.set_write_timeout(Some(Duration::from_millis(500)));
-                    let _ = (&c.out.fd).write_all(c.out.unsent());
+                    let _ = c.display.out.fd.set_nonblocking(false);
+                    let _ = c.display.out.fd.set_write_timeout(Some(Duration::from_millis(500)));
+                    let _ = (&c.display.out.fd).write_all(c.display.out.unsent());
                 }
                 break;
             }
@@ -452,15 +392,14 @@ impl Server {
     }
 
     fn client_dirty(&self, c: &Client) -> bool {
-        if c.dirty {
+        if c.display.dirty || c.ui.dirty {
             return true;
         }
         match self.shown(c) {
-            Some(v) => (v.id, v.generation) != c.drawn,
+            Some(v) => c.display.wants(v.id, v.pane.generation),
             None => false,
         }
     }
-
     fn session(&self, id: u64) -> Option<&Session> {
         self.sessions.iter().find(|s| s.id == id)
     }
@@ -519,7 +458,7 @@ impl Server {
             if !c.idle() {
                 ev |= PollFlags::OUT;
             }
-            set.add(c.out.fd.as_fd(), ev, Part::Client(i));
+            set.add(c.display.out.fd.as_fd(), ev, Part::Client(i));
         }
         for (si, s) in self.sessions.iter().enumerate() {
             for (vi, v) in s.vtys.iter().enumerate() {
@@ -529,9 +468,12 @@ impl Server {
                 if let Some(fd) = v.source.fd() {
                     // A program whose input is full is not read until it takes some (see
                     // `queue`): its answers would have nowhere to go.
-                    let mut ev =
-                        if v.to_write.takes_output() && !v.held_back() { PollFlags::IN } else { PollFlags::empty() };
-                    if !v.to_write.is_empty() {
+                    let mut ev = if v.pane.input.takes_output() && !v.pane.held_back() {
+                        PollFlags::IN
+                    } else {
+                        PollFlags::empty()
+                    };
+                    if !v.pane.input.is_empty() {
                         ev |= PollFlags::OUT;
                     }
                     set.add(fd, ev, Part::Vty(si, vi));
@@ -556,7 +498,9 @@ impl Server {
         // Output held back in an earlier turn is parsed as if it had just been read.
         for (si, s) in self.sessions.iter().enumerate() {
             for (vi, v) in s.vtys.iter().enumerate() {
-                if v.held_back() && v.to_write.takes_output() && !vty_ready.iter().any(|&(a, b, _)| (a, b) == (si, vi))
+                if v.pane.held_back()
+                    && v.pane.input.takes_output()
+                    && !vty_ready.iter().any(|&(a, b, _)| (a, b) == (si, vi))
                 {
                     vty_ready.push((si, vi, PollFlags::IN));
                 }
@@ -607,9 +551,9 @@ impl Server {
                 }
                 // What it sent and we did not read is taken first: closing a socket with unread
                 // data resets it, and the client could lose our last words (a refusal).
-                let _ = c.out.fd.shutdown(std::net::Shutdown::Write);
+                let _ = c.display.out.fd.shutdown(std::net::Shutdown::Write);
                 let mut sink = [0u8; 4096];
-                while matches!((&c.out.fd).read(&mut sink), Ok(n) if n > 0) {}
+                while matches!((&c.display.out.fd).read(&mut sink), Ok(n) if n > 0) {}
             } else {
                 i += 1;
             }
@@ -627,33 +571,22 @@ impl Server {
             let cred = rustix::net::sockopt::socket_peercred(&stream);
             let peer = cred.as_ref().map(|c| c.uid.as_raw()).map_err(|e| *e);
             let pid = cred.ok().and_then(|c| u32::try_from(c.pid.as_raw_nonzero().get()).ok());
+            let now = Instant::now();
             let mut client = Client {
-                out: Output::new(stream),
+                display: Display::new(stream, 80, 24, self.opts.hz, self.opts.status_colours),
+                ui: Ui::new(self.opts.prefix, Place::Top, "the program"),
                 frames: Frames::with_max(proto::MAX_CLIENT_FRAME),
                 hello: false,
                 session: None,
                 cols: 80,
                 rows: 24,
-                presenter: AnsiPresenter::new(80, 24),
-                keys: Keys::new(self.opts.prefix),
-                copy: CopyMode::default(),
-                mode: Mode::Normal,
-                message: None,
-                drawn: (0, 0),
-                dirty: true,
-                pacer: Pacer::new(self.opts.hz),
                 closing: false,
-                clipboard: Vec::new(),
-                bell: false,
-                preamble: Vec::new(),
                 resized: false,
-                active_at: Instant::now(),
+                active_at: now,
                 pid,
-                next_frame_at: Instant::now(),
                 requested: false,
-                connected: Instant::now(),
+                connected: now,
             };
-            client.presenter.set_overlay_colours(self.opts.status_colours.0, self.opts.status_colours.1);
             if peer != Ok(self.uid) {
                 let who = peer.map(|u| format!("uid {u}")).unwrap_or_else(|_| "an unknown user".into());
                 client
@@ -679,13 +612,13 @@ impl Server {
             let c = &mut self.clients[i];
             if c.closing {
                 // Refused or detached: what it sends is not read.
-                let _ = (&c.out.fd).read(&mut buf);
+                let _ = (&c.display.out.fd).read(&mut buf);
                 return;
             }
-            match (&c.out.fd).read(&mut buf) {
+            match (&c.display.out.fd).read(&mut buf) {
                 Ok(0) => {
                     c.closing = true;
-                    c.out.discard();
+                    c.display.out.discard();
                     return;
                 }
                 Ok(n) => {
@@ -900,7 +833,7 @@ impl Server {
         let mut vty = self.make_vty(spec, size)?;
         if let Some(path) = log {
             let path = PathBuf::from(OsString::from_vec(path));
-            vty.log = Some(open_log(&path)?);
+            vty.pane.log = Some(Log::with_file(open_log(&path)?, &path, false));
         }
         let id = self.id();
         self.sessions.push(Session {
@@ -935,7 +868,7 @@ impl Server {
             .sessions
             .iter()
             .flat_map(|s| s.vtys.iter())
-            .map(|v| v.term.screen().cols() * v.term.screen().rows())
+            .map(|v| v.pane.term.screen().cols() * v.pane.term.screen().rows())
             .sum();
         if cells + size.cols as usize * size.rows as usize > MAX_SCREEN_CELLS {
             return Err(format!(
@@ -962,43 +895,13 @@ impl Server {
             }
             VtySpec::Serial { device, baud, data_bits, parity, stop_bits, flow, lock } => {
                 let path = PathBuf::from(OsString::from_vec(device));
-                let settings = Settings {
-                    baud,
-                    data_bits,
-                    parity: match parity {
-                        1 => Parity::Odd,
-                        2 => Parity::Even,
-                        _ => Parity::None,
-                    },
-                    stop_bits,
-                    flow: match flow {
-                        1 => Flow::Soft,
-                        2 => Flow::Hard,
-                        _ => Flow::None,
-                    },
-                    vmin: 1,
-                    vtime: 0,
-                };
+                let settings = Settings { baud, data_bits, parity, stop_bits, flow, vmin: 1, vtime: 0 };
                 let line = SerialLine::open(&path, settings, lock).map_err(|e| e.to_string())?;
                 let name = path.file_name().map_or("serial".into(), |f| f.to_string_lossy().into_owned());
                 (Source::Serial(line), name)
             }
         };
-        Ok(Vty {
-            id,
-            name,
-            term,
-            source,
-            log: None,
-            generation: 1,
-            activity: false,
-            bell: false,
-            bells_seen: 0,
-            to_write: ProgramInput::default(),
-            held: Vec::new(),
-            held_at: 0,
-            ended: None,
-        })
+        Ok(Vty { id, name, pane: Pane::new(term, None), source, activity: false, bell: false, ended: None })
     }
 
     fn attach(&mut self, i: usize, id: u64, cols: u16, rows: u16) {
@@ -1006,21 +909,15 @@ impl Server {
         c.session = Some(id);
         c.cols = cols.clamp(1, MAX_COLS);
         c.rows = rows.clamp(1, MAX_ROWS);
-        c.presenter = AnsiPresenter::new(c.cols as usize, c.rows as usize);
-        c.presenter.set_overlay_colours(self.opts.status_colours.0, self.opts.status_colours.1);
         // Taking over the terminal goes with the first frame: attaching is one write.
-        c.preamble.clear();
-        c.presenter.enter(&mut c.preamble);
-        c.dirty = true;
-        c.drawn = (0, 0);
-        c.pacer = Pacer::new(self.opts.hz);
+        c.display.restart(c.cols as usize, c.rows as usize, self.opts.hz, self.opts.status_colours);
+        c.display.enter();
         c.active_at = Instant::now();
         if let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) {
             s.last_used = Instant::now();
         }
         self.follow_size(i);
     }
-
     /// The session of client `i` is to take its size (it is the latest active client): the
     /// size is applied by `apply_sizes`.
     fn follow_size(&mut self, i: usize) {
@@ -1060,31 +957,24 @@ impl Server {
             s.size = size;
             let id = s.id;
             for v in &mut s.vtys {
-                v.term.resize(size.cols as usize, size.rows as usize);
+                v.pane.term.resize(size.cols as usize, size.rows as usize);
                 if let Source::Pty { pty, .. } = &v.source {
                     let _ = pty.resize(size);
                 }
-                v.generation += 1;
+                v.pane.generation += 1;
             }
             s.next_resize = Some(Instant::now() + RESIZE_EVERY.max(2 * now.elapsed()));
             // Every client of the session redraws from a clear screen (one of another size
             // keeps no leftovers beyond the new screen's edge), below with its presenter.
             for c in self.clients.iter_mut().filter(|c| c.session == Some(id)) {
-                if c.copy.active {
-                    c.copy.leave();
-                    c.keys.scrolling = false;
-                    c.presenter.set_mouse_for_blitty(false);
-                }
+                c.leave_scrollback();
                 c.resized = true;
             }
         }
         // Each presenter once, whether its client sent a size or its session changed size.
         for c in self.clients.iter_mut().filter(|c| c.resized) {
             c.resized = false;
-            let mut out = std::mem::take(&mut c.preamble);
-            c.presenter.resize(c.cols as usize, c.rows as usize, &mut out);
-            c.preamble = out;
-            c.dirty = true;
+            c.display.resize(c.cols as usize, c.rows as usize);
         }
     }
 
@@ -1142,17 +1032,17 @@ impl Server {
     fn vty_io(&mut self, si: usize, vi: usize, rev: PollFlags) {
         let Some(s) = self.sessions.get_mut(si) else { return };
         let Some(v) = s.vtys.get_mut(vi) else { return };
-        if rev.contains(PollFlags::OUT) && !v.to_write.is_empty() {
+        if rev.contains(PollFlags::OUT) && !v.pane.input.is_empty() {
             if let Some(fd) = v.source.fd() {
-                match rustix::io::write(fd, v.to_write.unsent()) {
-                    Ok(n) => v.to_write.sent(n),
+                match rustix::io::write(fd, v.pane.input.unsent()) {
+                    Ok(n) => v.pane.input.sent(n),
                     Err(Errno::AGAIN) | Err(Errno::INTR) => {}
-                    Err(_) => v.to_write.clear(),
+                    Err(_) => v.pane.input.clear(),
                 }
             }
         }
         if !rev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR)
-            || (!v.to_write.takes_output() && !rev.intersects(PollFlags::HUP | PollFlags::ERR))
+            || (!v.pane.input.takes_output() && !rev.intersects(PollFlags::HUP | PollFlags::ERR))
         {
             return;
         }
@@ -1160,47 +1050,36 @@ impl Server {
         let mut buf = std::mem::take(&mut self.buf);
         let Some(s) = self.sessions.get_mut(si) else { return };
         let Some(v) = s.vtys.get_mut(vi) else { return };
-        let mut clipboard = None;
-        let mut rang = None;
-        let (taken, gone) = v.read_output(&mut buf, VTY_BUDGET);
+        let read = v.read_output(&mut buf, VTY_BUDGET);
+        let gone = read.gone;
         // The status row changes when a vty not shown gets its first unseen output or bell.
         let was_marked = (v.activity, v.bell);
-        let output = (taken > 0).then_some(v.id);
-        if taken > 0 {
-            v.generation += 1;
+        let id = v.id;
+        let happened = v.pane.happened(self.opts.clipboard);
+        if read.parsed > 0 {
             v.activity = true;
-            if v.term.screen().bells() != v.bells_seen {
-                v.bells_seen = v.term.screen().bells();
-                v.bell = true;
-                rang = Some(v.id);
-            }
-            // A clipboard write goes to the clients showing this vty (as `blitty run` passes it
-            // on), unless the config file says `clipboard = false`.
-            if let Some(clip) = v.term.screen_mut().take_clipboard() {
-                if self.opts.clipboard {
-                    clipboard = Some((v.id, crate::run::clipboard_write(&clip)));
-                }
-            }
         }
+        v.bell |= happened.bell;
         let marked = (v.activity, v.bell) != was_marked && vi != s.current;
         let session = s.id;
         self.buf = buf;
         if marked {
             for c in self.clients.iter_mut().filter(|c| c.session == Some(session)) {
-                c.dirty = true;
+                c.display.dirty = true;
             }
         }
-        if let Some(id) = output {
+        if read.parsed > 0 {
             let now = Instant::now();
-            for_clients_showing(&self.sessions, &mut self.clients, id, |c| c.pacer.output(now));
+            for_clients_showing(&self.sessions, &mut self.clients, id, |c| c.display.pacer.output(now));
         }
-        if let Some((id, bytes)) = clipboard {
-            self.for_viewers(id, |c| c.clipboard = bytes.clone());
+        // A clipboard write goes to the clients showing this vty, unless the config file says
+        // `clipboard = false`; its bell rings in their terminals (tmux's bell-action current),
+        // others mark it `!` on the status row.
+        if let Some(bytes) = happened.clipboard {
+            self.for_viewers(id, |c| c.display.clipboard = bytes.clone());
         }
-        if let Some(id) = rang {
-            // The bell of the vty a client shows rings in its terminal (tmux's bell-action
-            // current); others are marked `!` on the status row.
-            self.for_viewers(id, |c| c.bell = true);
+        if happened.bell {
+            self.for_viewers(id, |c| c.display.bell = true);
         }
         let Some(v) = self.sessions.get_mut(si).and_then(|s| s.vtys.get_mut(vi)) else { return };
         if gone {
@@ -1210,14 +1089,11 @@ impl Server {
                 Source::Pty { hung_up, .. } => *hung_up = true,
                 Source::Serial(line) => {
                     line.went_away();
-                    v.term.feed(
-                        format!(
-                            "\r\n[blitty: {} went away; it is opened again when it comes back]\r\n",
-                            line.path.display()
-                        )
-                        .as_bytes(),
+                    let note = format!(
+                        "\r\n[blitty: {} went away; it is opened again when it comes back]\r\n",
+                        line.path.display()
                     );
-                    v.generation += 1;
+                    v.pane.note(&note);
                 }
             }
         }
@@ -1227,7 +1103,7 @@ impl Server {
     fn for_viewers(&mut self, id: u64, mut f: impl FnMut(&mut Client)) {
         for_clients_showing(&self.sessions, &mut self.clients, id, |c| {
             f(c);
-            c.dirty = true;
+            c.display.dirty = true;
         });
     }
 
@@ -1237,8 +1113,7 @@ impl Server {
             for v in &mut s.vtys {
                 if let Source::Serial(line) = &mut v.source {
                     if line.try_reopen(now) {
-                        v.term.feed(format!("[blitty: {} is back]\r\n", line.path.display()).as_bytes());
-                        v.generation += 1;
+                        v.pane.note(&format!("[blitty: {} is back]\r\n", line.path.display()));
                     }
                 }
             }
@@ -1255,6 +1130,7 @@ impl Server {
                         if let Ok(Some(status)) = pty.child.try_wait() {
                             // What it wrote last is read before it goes.
                             v.read_output(&mut self.buf, 16 * READ_SIZE);
+                            v.pane.deaf = true;
                             let code = blitty_os::status::shell_status(status);
                             let words = match status.code() {
                                 Some(c) => format!("exited with status {c}"),
@@ -1305,10 +1181,7 @@ impl Server {
 
     // ---- keys ----
 
-    /// Keys from client `i`. Keys typed after one that ends a mode (the scrollback mode's `q`,
-    /// a prompt's Enter) are keys again, in rounds: at most [`KEY_ROUNDS`] for one message (a
-    /// read of keys that enters and leaves the scrollback mode 60,000 times is no typing), the
-    /// rest dropped with a note, so one message costs a bounded multiple of its length.
+    /// Keys from client `i`, through its ui (see [`Ui::feed`]): what its commands do is here.
     fn keys(&mut self, i: usize, bytes: &[u8]) {
         let Some(id) = self.clients[i].session else { return };
         // The typing client is the latest: the session takes its size.
@@ -1317,75 +1190,59 @@ impl Server {
         }
         self.clients[i].active_at = Instant::now();
         self.follow_size(i);
-        let mut again = self.keys_round(i, id, bytes);
-        let mut rounds = 1;
-        while !again.is_empty() {
-            if rounds == KEY_ROUNDS {
-                self.note(
-                    i,
-                    format!("{} bytes of keys dropped: they left a mode {KEY_ROUNDS} times in one read", again.len()),
-                );
+        let mut input = bytes;
+        loop {
+            let events = {
+                let Some(s) = self.sessions.iter().find(|s| s.id == id) else { return };
+                let Some(v) = s.vtys.get(s.current) else { return };
+                self.clients[i].ui.feed(input, v.pane.term.screen(), SESSION_COMMANDS)
+            };
+            input = &[];
+            for e in events {
+                self.key_event(i, id, e);
+            }
+            if !self.clients[i].ui.pending() || self.clients[i].session != Some(id) {
                 break;
             }
-            again = self.keys_round(i, id, &again);
-            rounds += 1;
         }
     }
 
-    /// One round of [`Server::keys`]: returns the keys to take again.
-    fn keys_round(&mut self, i: usize, id: u64, bytes: &[u8]) -> Vec<u8> {
-        let mut actions = Vec::new();
-        let rows = self.clients[i].rows as usize;
-        if !matches!(self.clients[i].mode, Mode::Normal) {
-            return self.mode_keys(i, bytes).to_vec();
-        }
-        self.clients[i].keys.feed(bytes, rows, &mut actions);
-        // Keys typed after the one that left the scrollback mode, handled as keys again.
-        let mut again = Vec::new();
-        for a in actions {
-            match a {
-                Action::Forward(b) => {
-                    if !matches!(self.clients[i].mode, Mode::Normal) {
-                        let rest = self.mode_keys(i, &b);
-                        again.extend_from_slice(rest);
-                    } else if let Some(v) = self.current_vty_mut(id) {
-                        let cut = v.to_write.keys(&b);
-                        self.clients[i].pacer.key(Instant::now());
-                        if cut > 0 {
-                            self.note(
-                                i,
-                                format!(
-                                    "{cut} bytes typed or pasted were not sent: the program is not reading its input \
-                                     (at most {} KiB wait for it)",
-                                    PROGRAM_INPUT_LIMIT >> 10
-                                ),
-                            );
-                        }
-                    }
+    fn key_event(&mut self, i: usize, id: u64, e: Event<Cmd>) {
+        match e {
+            Event::Forward(b) => {
+                let Some(v) = self.current_vty_mut(id) else { return };
+                let cut = v.pane.input.keys(&b);
+                self.clients[i].display.pacer.key(Instant::now());
+                if cut > 0 {
+                    self.clients[i].ui.say(format!(
+                        "{cut} bytes typed or pasted were not sent: the program is not reading its input \
+                         (at most {} KiB wait for it)",
+                        PROGRAM_INPUT_LIMIT >> 10
+                    ));
                 }
-                Action::Scrollback(back) => {
-                    let Some(s) = self.sessions.iter().find(|s| s.id == id) else { continue };
-                    let Some(v) = s.vtys.get(s.current) else { continue };
-                    let c = &mut self.clients[i];
-                    crate::run::enter_scrollback(&mut c.copy, &mut c.presenter, v.term.screen(), back);
-                    c.dirty = true;
+            }
+            Event::Command(cmd) => self.command(i, id, cmd),
+            Event::Answer(Cmd::Rename, Some(name)) => {
+                let name = name.trim().chars().take(proto::MAX_NAME).collect::<String>();
+                if let (false, Some(v)) = (name.is_empty(), self.current_vty_mut(id)) {
+                    v.name = name;
                 }
-                Action::Copy(b) => {
-                    let Some(s) = self.sessions.iter().find(|s| s.id == id) else { continue };
-                    let Some(v) = s.vtys.get(s.current) else { continue };
-                    let c = &mut self.clients[i];
-                    let (clip, rest) =
-                        crate::run::scrollback_keys(&mut c.copy, &mut c.keys, &mut c.presenter, &b, v.term.screen());
-                    if let Some(clip) = clip {
-                        c.clipboard = clip;
-                    }
-                    again.extend(rest);
-                    c.dirty = true;
+            }
+            Event::Answer(..) => {}
+            Event::Confirmed(Cmd::Kill) => {
+                if let Some(v) = self.current_vty_mut(id) {
+                    kill_vty(v);
                 }
-                Action::Command(k) => self.command(i, id, &k),
+            }
+            Event::Confirmed(_) => {}
+            Event::Chosen(k) => self.select(id, k),
+            Event::Clipboard(bytes) => self.clients[i].display.clipboard = bytes,
+            Event::Scrolling(on) => {
+                let c = &mut self.clients[i];
+                c.display.presenter.set_mouse_for_blitty(on);
+                c.display.dirty = true;
             }
         }
-        again
     }
 
     fn current_vty_mut(&mut self, id: u64) -> Option<&mut Vty> {
@@ -1398,158 +1255,41 @@ impl Server {
         if k < s.vtys.len() && k != s.current {
             s.current = k;
             for c in self.clients.iter_mut().filter(|c| c.session == Some(id)) {
-                if c.copy.active {
-                    c.copy.leave();
-                    c.keys.scrolling = false;
-                    c.presenter.set_mouse_for_blitty(false);
-                }
-                c.presenter.invalidate();
-                c.dirty = true;
+                c.leave_scrollback();
+                c.display.dirty = true;
             }
         }
     }
 
-    fn command(&mut self, i: usize, id: u64, k: &[u8]) {
-        let count = self.session(id).map_or(0, |s| s.vtys.len());
-        let current = self.session(id).map_or(0, |s| s.current);
-        match k {
-            b"c" => {
-                let size = self.session(id).map(|s| s.size).unwrap_or(Size { cols: 80, rows: 24 });
-                let cwd = self.session(id).map(|s| s.cwd.clone()).unwrap_or_default();
-                match self.make_vty(VtySpec::Program { argv: Vec::new(), cwd }, size) {
-                    Ok(v) => {
-                        if let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) {
-                            s.vtys.push(v);
-                            let n = s.vtys.len() - 1;
-                            self.select(id, n);
-                        }
+    fn command(&mut self, i: usize, id: u64, cmd: Cmd) {
+        let Some(s) = self.session(id) else { return };
+        let (count, current, size, cwd) = (s.vtys.len(), s.current, s.size, s.cwd.clone());
+        let current_name = s.vtys.get(current).map(|v| printable(&v.name)).unwrap_or_default();
+        match cmd {
+            Cmd::NewVty => match self.make_vty(VtySpec::Program { argv: Vec::new(), cwd }, size) {
+                Ok(v) => {
+                    if let Some(s) = self.sessions.iter_mut().find(|s| s.id == id) {
+                        s.vtys.push(v);
+                        let n = s.vtys.len() - 1;
+                        self.select(id, n);
                     }
-                    Err(e) => self.note(i, e),
                 }
-            }
-            b"n" if count > 0 => self.select(id, (current + 1) % count),
-            b"p" if count > 0 => self.select(id, (current + count - 1) % count),
-            [d @ b'0'..=b'9'] => {
-                let k = (d - b'0') as usize;
-                if k < count {
-                    self.select(id, k);
-                } else {
-                    self.note(i, format!("no vty {k}"));
-                }
-            }
-            b"d" => {
+                Err(e) => self.clients[i].ui.say(e),
+            },
+            Cmd::Next if count > 0 => self.select(id, (current + 1) % count),
+            Cmd::Prev if count > 0 => self.select(id, (current + count - 1) % count),
+            Cmd::Next | Cmd::Prev => {}
+            Cmd::Select(k) if k < count => self.select(id, k),
+            Cmd::Select(k) => self.clients[i].ui.say(format!("no vty {k}")),
+            Cmd::Detach => {
                 let name = self.session(id).map(|s| s.name.clone()).unwrap_or_default();
                 detach(&mut self.clients[i], &format!("detached from session {name}"), 0);
                 self.size_from_latest(id);
             }
-            b"w" => self.set_mode(i, Mode::Choose(current)),
-            b"," => self.set_mode(i, Mode::Rename(String::new())),
-            b"&" => self.set_mode(i, Mode::ConfirmKill),
-            b"?" => self.set_mode(i, Mode::Help),
-            _ => {
-                let p = self.opts.prefix.name();
-                self.note(i, format!("{p} {}: not a command — {p} ? for help", keys::key_name(k)));
-            }
+            Cmd::Choose => self.clients[i].ui.choose(current, count),
+            Cmd::Rename => self.clients[i].ui.ask(Cmd::Rename, "rename vty", None),
+            Cmd::Kill => self.clients[i].ui.confirm(Cmd::Kill, format!("kill vty {current} ({current_name})?")),
         }
-    }
-
-    fn set_mode(&mut self, i: usize, mode: Mode) {
-        let c = &mut self.clients[i];
-        c.mode = mode;
-        c.presenter.invalidate();
-        c.dirty = true;
-    }
-
-    fn note(&mut self, i: usize, text: String) {
-        let c = &mut self.clients[i];
-        c.message = Some((text, Instant::now() + MESSAGE));
-        c.dirty = true;
-    }
-
-    /// Keys while a list, a prompt or the help is up, one at a time until it closes; returns
-    /// the keys after the one that closed it (typed in the same read: a paste, a script, a
-    /// slow link), which are keys as usual.
-    fn mode_keys<'a>(&mut self, i: usize, mut bytes: &'a [u8]) -> &'a [u8] {
-        while !bytes.is_empty() && !matches!(self.clients[i].mode, Mode::Normal) {
-            let n = keys::key_len(bytes, false).unwrap_or(bytes.len()).max(1);
-            self.mode_key(i, &bytes[..n]);
-            bytes = &bytes[n..];
-        }
-        bytes
-    }
-
-    /// A key while a list, a prompt or the help is up.
-    fn mode_key(&mut self, i: usize, bytes: &[u8]) {
-        let Some(id) = self.clients[i].session else { return };
-        let count = self.session(id).map_or(0, |s| s.vtys.len());
-        let mode = std::mem::replace(&mut self.clients[i].mode, Mode::Normal);
-        let next = match mode {
-            Mode::Normal | Mode::Help => Mode::Normal,
-            Mode::Choose(at) => match bytes {
-                b"\r" | b"\n" => {
-                    self.select(id, at);
-                    Mode::Normal
-                }
-                [d @ b'0'..=b'9'] if ((d - b'0') as usize) < count => {
-                    self.select(id, (d - b'0') as usize);
-                    Mode::Normal
-                }
-                b"j" | b"\x1b[B" | b"\x1bOB" => Mode::Choose((at + 1).min(count.saturating_sub(1))),
-                b"k" | b"\x1b[A" | b"\x1bOA" => Mode::Choose(at.saturating_sub(1)),
-                b"q" | b"\x1b" | b"\x03" => Mode::Normal,
-                _ => Mode::Choose(at),
-            },
-            Mode::Rename(mut text) => {
-                let mut done = None;
-                for &b in bytes {
-                    match b {
-                        b'\r' | b'\n' => done = Some(true),
-                        0x1b | 0x03 => done = Some(false),
-                        0x7f | 0x08 => {
-                            text.pop();
-                        }
-                        _ => {}
-                    }
-                    if done.is_some() {
-                        break;
-                    }
-                }
-                if done.is_none() {
-                    if let Ok(s) = std::str::from_utf8(bytes) {
-                        text.extend(
-                            s.chars()
-                                .filter(|&c| names::shown_as_is(c))
-                                .take(64usize.saturating_sub(text.chars().count())),
-                        );
-                    }
-                }
-                match done {
-                    Some(true) => {
-                        let name = text.trim().to_string();
-                        if !name.is_empty() {
-                            if let Some(v) = self.current_vty_mut(id) {
-                                v.name = name;
-                            }
-                        }
-                        Mode::Normal
-                    }
-                    Some(false) => Mode::Normal,
-                    None => Mode::Rename(text),
-                }
-            }
-            Mode::ConfirmKill => {
-                if bytes == b"y" || bytes == b"Y" {
-                    if let Some(v) = self.current_vty_mut(id) {
-                        kill_vty(v);
-                    }
-                }
-                Mode::Normal
-            }
-        };
-        let c = &mut self.clients[i];
-        c.mode = next;
-        c.presenter.invalidate();
-        c.dirty = true;
     }
 
     // ---- frames ----
@@ -1565,94 +1305,45 @@ impl Server {
             }
         }
         for c in &mut self.clients {
-            if c.message.as_ref().is_some_and(|(_, until)| now >= *until) {
-                c.message = None;
-                c.presenter.invalidate();
-                c.dirty = true;
-            }
+            c.ui.expire(now);
         }
         for ci in 0..self.clients.len() {
             let c = &self.clients[ci];
-            if c.closing || c.session.is_none() || !c.idle() || !self.client_dirty(c) {
+            if c.closing || c.session.is_none() || !self.client_dirty(c) {
                 continue;
             }
-            if !self.clients[ci].pacer.due(now) || now < self.clients[ci].next_frame_at {
-                continue;
-            }
-            let built = Instant::now();
-            let Some(sid) = self.clients[ci].session else { continue };
+            let Some(sid) = c.session else { continue };
             let Some(si) = self.sessions.iter().position(|s| s.id == sid) else { continue };
             let status_on = self.opts.status;
-            let prefix = self.opts.prefix;
             let (sessions, clients) = (&mut self.sessions, &mut self.clients);
             let s = &mut sessions[si];
             let c = &mut clients[ci];
-            let Some(current) = s.vtys.get(s.current).map(|v| v.id) else { continue };
-            if c.drawn.0 != current || viewers.get(&current).copied().unwrap_or(0) > 1 {
-                c.presenter.invalidate();
+            let Some(v) = s.vtys.get_mut(s.current) else { continue };
+            // A program holding synchronized output is shown when it ends its update, or at
+            // the hold's limit.
+            if v.pane.sync_hold(now).is_some() || !c.display.ready(now) {
+                continue;
             }
-            c.copy.follow(s.vtys[s.current].term.screen());
-            let v = &mut s.vtys[s.current];
             v.activity = false;
             v.bell = false;
-            let mut frame = std::mem::take(&mut c.preamble);
-            frame.append(&mut c.clipboard);
-            if std::mem::take(&mut c.bell) {
-                frame.push(0x07);
-            }
-            let offset = c.copy.offset(v.term.screen());
-            c.presenter.frame(View { screen: v.term.screen(), offset }, &mut frame);
-            if c.copy.active {
-                c.copy.draw(&mut c.presenter, v.term.screen(), &mut frame);
-                c.presenter.invalidate();
-            }
-            match &c.mode {
-                Mode::Help => {
-                    for (y, row) in keys::help_rows(prefix, SESSION_COMMANDS, "the program").iter().enumerate() {
-                        c.presenter.overlay(y, row, &mut frame);
-                    }
-                }
-                Mode::Choose(at) => {
-                    c.presenter.overlay(0, " choose a vty: Enter or its number; j/k move; q closes ", &mut frame);
-                    for (k, vty) in s.vtys.iter().enumerate() {
-                        let mark = if k == *at { ">" } else { " " };
-                        let row = format!("{mark} {k}: {} ", printable(&vty.name));
-                        c.presenter.overlay(k + 1, &format!("{row:<40}"), &mut frame);
-                    }
-                }
-                Mode::Rename(text) => c.presenter.overlay(0, &format!(" rename vty: {text}_ "), &mut frame),
-                Mode::ConfirmKill => {
-                    let name = printable(&s.vtys[s.current].name);
-                    c.presenter.overlay(0, &format!(" kill vty {} ({name})? y/n ", s.current), &mut frame);
-                }
-                Mode::Normal => {
-                    if let Some((text, _)) = &c.message {
-                        c.presenter.overlay(0, &format!(" {text} "), &mut frame);
-                    }
-                }
-            }
-            if status_on && c.rows >= 2 {
-                let row = status_row(s, c.cols as usize);
-                c.presenter.overlay(c.rows as usize - 1, &row, &mut frame);
-            }
+            let shared = viewers.get(&v.id).copied().unwrap_or(0) > 1;
+            let names: Vec<String> = s.vtys.iter().map(|v| v.name.clone()).collect();
+            let status = (status_on && c.rows >= 2).then(|| status_row(s, c.cols as usize));
             let v = &mut s.vtys[s.current];
-            // The cursor back where the program has it (the overlays moved it).
-            if !c.copy.active && matches!(c.mode, Mode::Normal) {
-                c.presenter.place_cursor(v.term.screen(), &mut frame);
-            }
-            v.term.screen_mut().clear_damage();
-            c.drawn = (v.id, v.generation);
-            c.dirty = false;
-            c.pacer.sent(now);
+            let rows = c.rows as usize;
+            let frame = c.display.compose(
+                &mut v.pane.term,
+                (v.id, v.pane.generation),
+                &mut c.ui,
+                shared,
+                |presenter, ui, frame| {
+                    ui.draw(presenter, rows, SESSION_COMMANDS, &names, None, frame);
+                    if let Some(row) = &status {
+                        presenter.overlay(rows - 1, row, frame);
+                    }
+                },
+            );
             c.send(&Msg::Output(frame));
-            // A frame that took long to build (every cell of a 2048x1024 screen changed) is
-            // not followed by the next one sooner than twice that: building frames for one
-            // client takes at most a third of the server's time, and the other clients, vtys
-            // and keys are served in between.
-            let took = built.elapsed();
-            if took > Duration::from_millis(1) {
-                c.next_frame_at = Instant::now() + 2 * took;
-            }
         }
     }
 }
@@ -1686,7 +1377,7 @@ fn detach(c: &mut Client, reason: &str, status: u8) {
         return;
     }
     let mut out = Vec::new();
-    c.presenter.leave(&mut out);
+    c.display.presenter.leave(&mut out);
     c.send(&Msg::Output(out));
     c.send(&Msg::Exit { reason: reason.to_string(), status });
     c.session = None;
@@ -1743,8 +1434,8 @@ const SWEEP_MAX: Duration = Duration::from_millis(100);
 /// A serial line no client shows, with nothing to write: read by `sweep`, not polled.
 fn swept(v: &Vty, shown: &[u64]) -> bool {
     matches!(&v.source, Source::Serial(line) if line.is_open())
-        && v.to_write.is_empty()
-        && !v.held_back()
+        && v.pane.input.is_empty()
+        && !v.pane.held_back()
         && !shown.contains(&v.id)
 }
 

@@ -29,6 +29,9 @@ pub const KEY_ROUNDS: usize = 64;
 /// Characters a prompt takes at most.
 pub const MAX_PROMPT: usize = 1024;
 
+/// Tab in a prompt: the text completed, and a hint when it could not complete alone.
+pub type Complete = fn(&str) -> (String, String);
+
 /// One command after the prefix.
 pub struct Command<A> {
     /// The keys that choose it (each a whole key: `b"c"`, `b"\x1b[C"`).
@@ -49,7 +52,7 @@ pub struct Prompt<A> {
     /// Characters it takes at most.
     pub max: usize,
     /// Tab: the completed text and a hint (a file prompt completes paths).
-    pub complete: Option<fn(&str) -> (String, String)>,
+    pub complete: Option<Complete>,
 }
 
 pub enum Mode<A> {
@@ -143,7 +146,7 @@ impl<A: Copy> Ui<A> {
     }
 
     /// Asks for a line of text (`label: text_`).
-    pub fn ask(&mut self, action: A, label: impl Into<String>, complete: Option<fn(&str) -> (String, String)>) {
+    pub fn ask(&mut self, action: A, label: impl Into<String>, complete: Option<Complete>) {
         self.mode = Mode::Prompt(Prompt {
             action,
             label: label.into(),
@@ -340,8 +343,10 @@ impl<A: Copy> Ui<A> {
     /// The help rows for `commands`: one per command, then the scrollback mode and the help,
     /// then the prefix itself.
     pub fn help_rows(&self, commands: &[Command<A>]) -> Vec<String> {
-        let mut list: Vec<(&str, &str)> = commands.iter().map(|c| (c.shown, c.help)).collect();
+        let mut list: Vec<(&str, &str)> =
+            commands.iter().filter(|c| !c.shown.is_empty()).map(|c| (c.shown, c.help)).collect();
         list.push(("[ or PageUp", "scrollback: search with / and ?, v/V select, y copies, q leaves"));
+        list.push(("Up", "scrollback, one line back"));
         list.push(("?", "this help"));
         help_rows(self.prefix(), &list, self.target)
     }

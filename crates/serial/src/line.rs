@@ -77,15 +77,12 @@ impl SerialLine {
         }
     }
 
-    /// Writes what the line takes now from the front of `bytes` (and drains it); Err names
+    /// Writes what the line takes now from the front of `bytes`, and says how much; Err names
     /// why the line is gone.
-    pub fn write(&mut self, bytes: &mut Vec<u8>) -> Result<usize, String> {
+    pub fn write(&mut self, bytes: &[u8]) -> Result<usize, String> {
         let Some(o) = &self.open else { return Ok(0) };
         match rustix::io::write(&o.fd, bytes) {
-            Ok(n) => {
-                bytes.drain(..n);
-                Ok(n)
-            }
+            Ok(n) => Ok(n),
             Err(Errno::AGAIN) | Err(Errno::INTR) => Ok(0),
             Err(e) => Err(format!("went away ({})", std::io::Error::from(e))),
         }
