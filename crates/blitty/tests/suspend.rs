@@ -1,7 +1,7 @@
 //! Job control of `blitty run` in a real shell in a real tmux: stopped (`kill -TSTP`), blitty
 //! gives the shell its terminal as it was; continued with `fg`, it takes it back and redraws;
 //! continued with `bg`, it stops again without touching the terminal. `blitty serial` does the
-//! same.
+//! same, and so does an attached client (the session goes on; on `fg` it gets the whole screen).
 
 use std::process::Command;
 
@@ -165,6 +165,49 @@ fn a_stopped_serial_console_gives_the_shell_its_terminal_and_takes_it_back_on_fg
     (&device).write_all(b"after-fg\r\n").expect("the device writes");
     t.wait_for("after-fg");
     t.keys(&["C-]", "q"]);
+    common::wait_until(|| state(&pid).is_empty());
+    assert_eq!(t.format(MODES), SHELL_MODES, "{}", t.capture());
+}
+
+#[test]
+fn a_stopped_attached_client_gives_the_shell_its_terminal_and_gets_the_whole_screen_on_fg() {
+    assert!(tmux_available());
+    let s = common::server::Server::new("tstp");
+    let t = Tmux::start("tstp-attach", "bash --norc --noprofile -i");
+    t.wait_for("$");
+    // The session's program prints READY and echoes each line it reads.
+    let program = r#"echo "prog-$((6*7))"; while read l; do echo "got $l"; done"#;
+    t.text(&format!(
+        "{} {} new -s tstp -- sh -c '{}'",
+        s.env(),
+        common::server::BLITTY,
+        program.replace('\'', r"'\''")
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for(READY);
+    assert_eq!(t.wait_until_format("#{alternate_on}", "1"), "1", "{}", t.capture());
+    let shell = t.format("#{pane_pid}");
+    let pid = Command::new("pgrep").args(["-P", &shell]).output().expect("pgrep runs");
+    let pid = String::from_utf8_lossy(&pid.stdout).trim().to_string();
+    assert!(!pid.is_empty(), "the client is not running under the pane's shell");
+    Command::new("kill").args(["-TSTP", &pid]).status().expect("kill runs");
+    let screen = t.wait_for("Stopped");
+    assert!(screen.contains("Stopped") && !screen.contains(READY), "the shell has its terminal:\n{screen}");
+    assert_eq!(t.wait_until_format("#{alternate_on}", "0"), "0", "{}", t.capture());
+    common::wait_until(|| state(&pid) == "T");
+    // The session goes on while its client is stopped.
+    t.text("echo at the shell");
+    t.keys(&["Enter"]);
+    t.wait_for("\nat the shell");
+    t.text("fg");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for(READY);
+    assert!(screen.starts_with(READY), "the session's screen is drawn whole after fg:\n{screen}");
+    assert_eq!(t.wait_until_format("#{alternate_on}", "1"), "1", "{}", t.capture());
+    t.text("three");
+    t.keys(&["Enter"]);
+    t.wait_for("got three");
+    assert!(s.run(&["kill", "tstp"]).status.success());
     common::wait_until(|| state(&pid).is_empty());
     assert_eq!(t.format(MODES), SHELL_MODES, "{}", t.capture());
 }

@@ -19,7 +19,7 @@ use blitty_os::event::PollSet;
 use blitty_os::host::{self, RawMode};
 use blitty_os::output::Output;
 use blitty_os::pty::Size;
-use blitty_os::signals::{Signals, SIGHUP, SIGINT, SIGTERM, SIGWINCH};
+use blitty_os::signals::{Signals, SIGCONT, SIGHUP, SIGINT, SIGTERM, SIGTSTP, SIGWINCH};
 
 /// How long a client waits for a server it started to answer.
 const START_WAIT: Duration = Duration::from_secs(5);
@@ -232,6 +232,7 @@ struct Attached<'a> {
     /// The user's terminal, for a client drawing there.
     terminal: Option<Output<OwnedFd>>,
     display: &'a mut Display,
+    raw: RawMode,
     signals: Signals,
     size: Size,
     buf: Vec<u8>,
@@ -246,7 +247,8 @@ fn attached(mut stream: UnixStream, mut frames: Frames, display: &mut Display) -
         return Err(crate::names::defanged(&e));
     }
     let raw = RawMode::enter().map_err(|e| format!("cannot put the terminal in raw mode: {e}"))?;
-    let signals = Signals::new(&[SIGWINCH, SIGTERM, SIGHUP, SIGINT]).map_err(|e| e.to_string())?;
+    // SIGTTIN and SIGTTOU keep their default (stop), as in `blitty run`.
+    let signals = Signals::new(&[SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGTSTP, SIGCONT]).map_err(|e| e.to_string())?;
     stream.set_nonblocking(true).map_err(|e| e.to_string())?;
     let (size, terminal) = match display {
         Display::Terminal => (host::size(), Some(Output::new(host::frame_output().map_err(|e| e.to_string())?))),
@@ -260,6 +262,7 @@ fn attached(mut stream: UnixStream, mut frames: Frames, display: &mut Display) -
         frames,
         terminal,
         display,
+        raw,
         signals,
         size,
         buf: vec![0u8; 65536],
@@ -278,11 +281,37 @@ fn attached(mut stream: UnixStream, mut frames: Frames, display: &mut Display) -
     if let Some(t) = a.terminal.as_mut() {
         t.finish();
     }
-    drop(raw);
+    drop(a);
     Ok(outcome)
 }
 
 impl Attached<'_> {
+    /// A stop, as `blitty run` takes it: the terminal given back as the shell had it before
+    /// the client stops; continued in the foreground, raw again, and the server asked for the
+    /// whole screen (its size said again), since the shell had the terminal meanwhile. The
+    /// session goes on meanwhile; the server skips the frames the stopped client does not take.
+    fn stop_and_continue(&mut self, stop: bool) -> io::Result<()> {
+        if let Some(t) = self.terminal.as_mut() {
+            t.finish();
+        }
+        if stop {
+            self.raw.suspend(blitty_present::ansi::RESET_HOST.to_vec());
+            blitty_os::signals::stop_as(SIGTSTP);
+        }
+        while !host::foreground() {
+            blitty_os::signals::stop_as(blitty_os::signals::SIGTTOU);
+        }
+        if stop {
+            self.raw.resume()?;
+        } else {
+            self.raw.reapply()?;
+        }
+        let size = if self.terminal.is_some() { host::size() } else { self.size };
+        self.size = size;
+        self.send(&Msg::Resize { cols: size.cols, rows: size.rows });
+        Ok(())
+    }
+
     fn send(&mut self, msg: &Msg) {
         proto::encode(msg, self.server.queue());
         self.server.flush();
@@ -399,7 +428,16 @@ impl Attached<'_> {
     }
 
     fn signals(&mut self) -> Option<Outcome> {
-        for s in self.signals.take() {
+        let sigs = self.signals.take();
+        if sigs.iter().any(|&s| s == SIGTSTP || s == SIGCONT) {
+            if let Err(e) = self.stop_and_continue(sigs.contains(&SIGTSTP)) {
+                return Some(Outcome::Ended { reason: format!("the terminal: {e}"), status: 1 });
+            }
+        }
+        for s in sigs {
+            if s == SIGTSTP || s == SIGCONT {
+                continue;
+            }
             if s != SIGWINCH {
                 // Told to end: the client goes, the session stays.
                 return Some(Outcome::Ended { reason: "detached (the client was told to end)".into(), status: 0 });

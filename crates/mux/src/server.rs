@@ -688,7 +688,10 @@ impl Server {
                 let c = &mut self.clients[i];
                 let (cols, rows) = (cols.clamp(1, MAX_COLS), rows.clamp(1, MAX_ROWS));
                 if (cols, rows) == (c.cols, c.rows) {
-                    // The size it attached with (the client says it again once in raw mode).
+                    // The size it has, said again: once in raw mode after attaching, and after
+                    // a stop, when the shell had its terminal meanwhile. Either way it gets the
+                    // whole screen (a frame it would get anyway after attaching).
+                    c.display.enter();
                     return;
                 }
                 // Taken at the end of the turn (`apply_sizes`): of many sizes in one turn only
