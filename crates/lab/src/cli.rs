@@ -113,7 +113,7 @@ pub fn probe(args: ProbeArgs) -> i32 {
         return if std::fs::write(result, line).is_ok() { 0 } else { 2 };
     }
     if let ["pace", rate, seconds, start, file] = words[..] {
-        return match crate::sessions_bench::pace(rate, seconds, start, file) {
+        return match crate::probes::pace(rate, seconds, start, file) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("blitty-lab: {e}");
@@ -226,7 +226,7 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         }
         Ok(())
     })();
-    crate::run_bench::remove_tmux_sockets();
+    crate::common::programs::remove_tmux_sockets();
     measured?;
     bar.finish_and_clear();
     if args.json {

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::charts;
+use crate::common::stats::median;
 use crate::report::{header, machine, Context, Error, Section};
 use std::time::Instant;
 
@@ -51,11 +52,6 @@ fn malloc_in_use() -> usize {
     // SAFETY: mallinfo2 only reads malloc's statistics and returns them by value.
     let m = unsafe { libc::mallinfo2() };
     m.uordblks + m.hblkhd
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 /// Each engine's MB/s on `data` (None for an engine not installed), in `peers` order: `runs`

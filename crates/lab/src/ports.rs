@@ -1,10 +1,14 @@
-//! Many serial lines in one thread: seed 004's tuning done with today's calls. Every port is
-//! raw with VMIN set to half a tick of data (at most 64) and VTIME 0, so the kernel reports a port ready
-//! only once that much has arrived; the receiver wakes on a clock (20 to 100 times a second,
-//! by the line rate) instead of on every character, asks epoll which ports are ready, and takes
-//! each one's data with one read. A slower sweep picks up tails shorter than VMIN. Each port
-//! has its own engine (a screen kept current, as a console would show it) and a capture file
-//! written once per read, so nothing read is held only in memory.
+//! The multi-port serial receiver that `blitty bench ports` measures: many serial lines in one
+//! thread, seed 004's tuning done with today's calls. It is the lab's because only that bench
+//! uses it, in its receiving child process (`blitty-lab probe ports-recv blitty`); blitty itself
+//! reads serial lines through blitty-serial and blitty-mux, not through this receiver.
+//!
+//! Every port is raw with VMIN set to half a tick of data (at most 64) and VTIME 0, so the
+//! kernel reports a port ready only once that much has arrived; the receiver wakes on a clock
+//! (20 to 100 times a second, by the line rate) instead of on every character, asks epoll which
+//! ports are ready, and takes each one's data with one read. A slower sweep picks up tails
+//! shorter than VMIN. Each port has its own engine (a screen kept current, as a console would
+//! show it) and a capture file written once per read, so nothing read is held only in memory.
 //!
 //! Choices: the tick is the time a quarter of the kernel's 4 KiB line buffer takes to fill,
 //! kept between 10 and 50 ms, so a port is read long before its buffer could overflow; the

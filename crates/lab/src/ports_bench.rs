@@ -3,12 +3,17 @@
 //! Each line is a pty pair. The bench holds the masters and plays the far ends: one thread
 //! writes each line's share every 20 ms at baud/10 bytes a second, without blocking; what a
 //! line cannot take at that moment is dropped and counted as lost, as a UART without flow
-//! control loses it. The receiver runs in a child process (`blitty probe ports-recv`), so its
-//! CPU time (getrusage, all its threads, user and system) is its own:
+//! control loses it (the lines and their far ends are `common::lines`, which `bench sessions`
+//! feeds its serial vtys with too). The receiver runs in a child process (`blitty-lab probe
+//! ports-recv`), so its CPU time (user and system, all its threads) is its own:
 //! - blitty: `crate::ports::Receiver`, one thread for all ports, VMIN/VTIME tuned, an
 //!   engine per port, a capture file per port;
-//! - naive: a thread per port, VMIN 1, read() of one byte at a time into a buffered capture
-//!   file (no engine: it does less work than blitty per byte).
+//! - picocom and tio: a process per line, each with a pty of its own as its terminal, logging
+//!   to the capture file (their CPU and read() calls come from /proc);
+//! - threads 4K: a thread per port, VMIN 1, 4 KiB read()s each written to the capture file
+//!   (picocom's way, in one process);
+//! - naive 1-byte: a thread per port, VMIN 1, read() of one byte at a time into a buffered
+//!   capture file (no engine: it does less work than blitty per byte).
 //!
 //! A trial sends for a few seconds, waits until the receiver has everything (at most 5 s
 //! more), then checks every capture file against what was sent. A line count is "sustained at
@@ -23,9 +28,10 @@ use std::fmt::Write as _;
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::charts;
+use crate::common::lines::{lost, open_line, pattern, raise_file_limit, send, Line, Sent};
+use crate::common::programs::which;
 use crate::report::{header, machine, Context, Error, Section};
 use std::io::{BufRead, BufReader, Write};
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -86,7 +92,7 @@ impl Mode {
             Mode::Tio => "tio",
             _ => return None,
         };
-        (!crate::run_bench::which(program)).then(|| format!("not installed (apt-get install {program})"))
+        (!which(program)).then(|| format!("not installed (apt-get install {program})"))
     }
 }
 
@@ -138,30 +144,6 @@ pub struct Report {
 pub const THRESHOLD: f64 = 0.95;
 pub const MAX_DRAIN: f64 = 0.5;
 
-/// The text every line sends, over and over.
-pub(crate) fn pattern() -> Vec<u8> {
-    let mut p = Vec::new();
-    let mut i = 0;
-    while p.len() < 1 << 16 {
-        p.extend_from_slice(format!("{i:06} the quick brown fox jumps over the lazy dog 0123456789\r\n").as_bytes());
-        i += 1;
-    }
-    p.truncate(1 << 16);
-    p
-}
-
-/// Raises the open-file limit to its hard limit (a port is a file, twice).
-pub fn raise_file_limit() {
-    // SAFETY: getrlimit/setrlimit read and write one rlimit struct we own.
-    unsafe {
-        let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
-            r.rlim_cur = r.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
-        }
-    }
-}
-
 /// This process's CPU seconds (user + system, all threads).
 pub fn cpu_seconds() -> f64 {
     // SAFETY: getrusage fills one rusage struct we own.
@@ -169,96 +151,6 @@ pub fn cpu_seconds() -> f64 {
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
     let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
     t(u.ru_utime) + t(u.ru_stime)
-}
-
-pub(crate) struct Line {
-    pub master: OwnedFd,
-    pub slave: PathBuf,
-}
-
-pub(crate) fn open_line() -> Result<Line, String> {
-    let (master, slave) = blitty_os::pty::pair().map_err(|e| format!("cannot open a pty: {e}"))?;
-    rustix::fs::fcntl_setfl(&master, rustix::fs::OFlags::NONBLOCK).map_err(|e| format!("fcntl: {e}"))?;
-    Ok(Line { master, slave })
-}
-
-/// What the far ends of the lines did: per line, the bytes due, written and dropped.
-pub(crate) struct Sent {
-    pub sent: Vec<u64>,
-    pub written: Vec<u64>,
-    pub dropped: Vec<u64>,
-}
-
-/// Plays the far ends: writes `pattern` over and over into every line's master at `baud`/10
-/// characters a second, every 20 ms, for `seconds`, without blocking (what a line cannot take
-/// is dropped, as a UART without flow control loses it). `mark` is called once at a quarter
-/// and once at nine tenths of the time.
-pub(crate) fn send(lines: &[Line], pattern: &[u8], baud: u32, seconds: f64, mut mark: impl FnMut()) -> Sent {
-    let ports = lines.len();
-    let doubled = [pattern, pattern].concat();
-    let cps = baud as f64 / 10.0;
-    let mut sent = vec![0u64; ports];
-    let mut written = vec![0u64; ports];
-    let mut dropped = vec![0u64; ports];
-    let start = Instant::now();
-    let tick = Duration::from_millis(20);
-    let mut next = start;
-    let marks = [seconds / 4.0, seconds * 0.9];
-    let mut marked = 0;
-    loop {
-        let now = Instant::now();
-        let t = now.duration_since(start).as_secs_f64().min(seconds);
-        let due = (t * cps) as u64;
-        for i in 0..ports {
-            let mut left = due - sent[i];
-            while left > 0 {
-                let at = (sent[i] % pattern.len() as u64) as usize;
-                let n = (left as usize).min(pattern.len());
-                match rustix::io::write(&lines[i].master, &doubled[at..at + n]) {
-                    Ok(k) => {
-                        written[i] += k as u64;
-                        if k < n {
-                            dropped[i] += (n - k) as u64;
-                        }
-                    }
-                    Err(rustix::io::Errno::INTR) => continue,
-                    Err(_) => dropped[i] += n as u64,
-                }
-                sent[i] += n as u64;
-                left -= n as u64;
-            }
-        }
-        if marked < marks.len() && t >= marks[marked] {
-            mark();
-            marked += 1;
-        }
-        if t >= seconds {
-            break;
-        }
-        next += tick;
-        if let Some(d) = next.checked_duration_since(Instant::now()) {
-            std::thread::sleep(d);
-        }
-    }
-    Sent { sent, written, dropped }
-}
-
-/// Bytes lost: every capture must be exactly what its line carried (the pattern over and over,
-/// as long as what was written), and what was dropped at the sending end is lost too.
-pub(crate) fn lost(captures: &[PathBuf], pattern: &[u8], written: &[u64], dropped: &[u64]) -> u64 {
-    let mut lost: u64 = dropped.iter().sum();
-    for i in 0..captures.len() {
-        let cap = std::fs::read(&captures[i]).unwrap_or_default();
-        let intact = if dropped[i] == 0 {
-            cap.len() as u64 == written[i] && cap.chunks(pattern.len()).all(|c| c == &pattern[..c.len()])
-        } else {
-            cap.len() as u64 == written[i]
-        };
-        if !intact {
-            lost += written[i].saturating_sub(cap.len() as u64).max(1);
-        }
-    }
-    lost
 }
 
 fn trial(opts: &Options, mode: Mode, ports: usize, baud: u32, seconds: f64, dir: &Path) -> Result<Trial, String> {

@@ -1,7 +1,11 @@
-//! The seed experiments' C probes (built by build.rs with the `cc` crate). Each runs in a
-//! child process started as `blitty probe ...`, so its costs are its own.
+//! The programs the experiments run in a child process, started as `blitty-lab probe ...` so
+//! that each one's costs are its own: the seed experiments' C probes (built by build.rs with
+//! the `cc` crate: `stdio`, `writes`), and `pace` and `flood-echo`, which write into a
+//! terminal at a set rate or without end. `ports-recv`, the receiving side of `bench ports`,
+//! is in that experiment.
 
 use std::os::raw::{c_int, c_long};
+use std::time::{Duration, Instant};
 
 extern "C" {
     fn blitty_probe_stdio(method: c_int, bufsize: c_long) -> c_int;
@@ -168,4 +172,34 @@ pub fn flood_echo(file: &str) -> Result<(), String> {
             return Ok(());
         }
     }
+}
+
+/// `probe pace RATE SECONDS START FILE`: from START (ns since the epoch) writes FILE over and
+/// over to standard output, RATE bytes a second in 10 ms steps, for SECONDS.
+pub fn pace(rate: &str, seconds: &str, start: &str, file: &str) -> Result<(), String> {
+    let rate: f64 = rate.parse().map_err(|_| "RATE: bytes a second")?;
+    let seconds: f64 = seconds.parse().map_err(|_| "SECONDS: a number")?;
+    let start: u128 = start.parse().map_err(|_| "START: nanoseconds since the epoch")?;
+    let data = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    if data.is_empty() {
+        return Err(format!("{file} is empty"));
+    }
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    if start > now {
+        std::thread::sleep(Duration::from_nanos((start - now) as u64));
+    }
+    let t0 = Instant::now();
+    let mut out = std::io::stdout().lock();
+    let (mut sent, mut at) = (0f64, 0usize);
+    while t0.elapsed().as_secs_f64() < seconds {
+        let due = t0.elapsed().as_secs_f64() * rate;
+        while sent < due {
+            let n = ((due - sent) as usize).clamp(1, data.len() - at);
+            std::io::Write::write_all(&mut out, &data[at..at + n]).map_err(|e| e.to_string())?;
+            sent += n as f64;
+            at = (at + n) % data.len();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(())
 }

@@ -15,15 +15,17 @@ use std::fmt::Write as _;
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::charts;
+use crate::common::programs::{screen_argv, tmux_argv, which};
+use crate::common::pty::{drained_blocking, drained_by, Reader};
+use crate::common::stats::median_of;
+use crate::common::texts::{flood_files, writer};
+use crate::common::xvfb::Xvfb;
 use crate::report::{header, machine, Context, Error, Section};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-use crate::sessions_bench::median_of;
-use crate::workloads::{self, Rng};
 
 pub struct Options {
     pub quick: bool,
@@ -72,142 +74,10 @@ pub struct Report {
     pub runs: usize,
 }
 
-pub(crate) fn which(program: &str) -> bool {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {program}"))
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// The shell script that writes `file` and records how long it took, in nanoseconds, in `out`
-/// (written whole, then renamed: `out` exists only once the timing is complete).
-pub(crate) fn writer(file: &Path, out: &Path) -> String {
-    let out = out.display();
-    format!("a=$(date +%s%N); cat {}; b=$(date +%s%N); echo $((b-a)) > {out}.part; mv {out}.part {out}", file.display())
-}
-
-/// What reads the pty's master side.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Reader {
-    /// Drains and does nothing else.
-    Plain,
-    /// Drains and answers DSR cursor-position queries (so a writer can tell when all it
-    /// wrote was read).
-    AnswersDsr,
-    /// blitty's engine, hidden: parses everything, answers what the program asks, presents
-    /// nothing.
-    Engine,
-    /// Drains and does nothing else, but waits 1 ms after each wake-up so that the pty's
-    /// buffer fills between reads (fewer, larger transfers; on two cores an eager reader and
-    /// the writer hand the buffer back and forth in small pieces).
-    Batched,
-}
-
 /// Runs `argv` on a pty of 80x24 whose master a plain reader drains until the child ends;
 /// returns the number of read() calls that returned data.
 fn drained(argv: &[String], timeout: Duration) -> Result<u64, String> {
     drained_by(argv, timeout, Reader::Plain)
-}
-
-/// The ceiling: runs `argv` on a pty of 80x24 whose master is drained with blocking 64 KiB
-/// reads and nothing else (no poll, no clock, no parsing) until the child's side closes; a
-/// watchdog kills the child after `timeout`. Returns the number of read() calls.
-pub(crate) fn drained_blocking(argv: &[String], timeout: Duration) -> Result<u64, String> {
-    let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
-    let mut pty = blitty_os::pty::spawn(&argv, blitty_os::pty::Size { cols: 80, rows: 24 })
-        .map_err(|e| format!("cannot start {}: {e}", argv[0].to_string_lossy()))?;
-    // Blocking reads: the master comes non-blocking from spawn.
-    let flags = rustix::fs::fcntl_getfl(&pty.master).map_err(|e| e.to_string())?;
-    rustix::fs::fcntl_setfl(&pty.master, flags - rustix::fs::OFlags::NONBLOCK).map_err(|e| e.to_string())?;
-    let pid = pty.child.id();
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let watchdog = {
-        let done = std::sync::Arc::clone(&done);
-        std::thread::spawn(move || {
-            let deadline = Instant::now() + timeout;
-            while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                if Instant::now() > deadline {
-                    let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-                    return true;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            false
-        })
-    };
-    let mut buf = vec![0u8; 1 << 16];
-    let mut reads = 0;
-    // Ends with EIO (or 0) once every descriptor of the child's side is closed.
-    while let Ok(n @ 1..) = rustix::io::read(&pty.master, &mut buf) {
-        reads += 1;
-        std::hint::black_box(&buf[..n]);
-    }
-    let _ = pty.child.wait();
-    done.store(true, std::sync::atomic::Ordering::Relaxed);
-    if watchdog.join().unwrap_or(false) {
-        return Err("timed out".into());
-    }
-    Ok(reads)
-}
-
-/// Runs `argv` on a pty of 80x24 read by `reader` until the child ends; returns the number of
-/// read() calls that returned data.
-pub(crate) fn drained_by(argv: &[String], timeout: Duration, reader: Reader) -> Result<u64, String> {
-    let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
-    let mut pty = blitty_os::pty::spawn(&argv, blitty_os::pty::Size { cols: 80, rows: 24 })
-        .map_err(|e| format!("cannot start {}: {e}", argv[0].to_string_lossy()))?;
-    let mut buf = vec![0u8; 1 << 16];
-    let deadline = Instant::now() + timeout;
-    let mut reads = 0;
-    let mut engine = (reader == Reader::Engine).then(|| blitty_vt::Terminal::with_scrollback(80, 24, 1000));
-    let mut tail: Vec<u8> = Vec::new();
-    loop {
-        let mut fds = [rustix::event::PollFd::new(&pty.master, rustix::event::PollFlags::IN)];
-        let ts = rustix::event::Timespec { tv_sec: 0, tv_nsec: 50_000_000 };
-        let _ = rustix::event::poll(&mut fds, Some(&ts));
-        if reader == Reader::Batched {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        loop {
-            match rustix::io::read(&pty.master, &mut buf) {
-                Ok(n) if n > 0 => {
-                    reads += 1;
-                    match reader {
-                        Reader::Plain | Reader::Batched => {}
-                        Reader::AnswersDsr => {
-                            // The query may be split across reads: keep the last 3 bytes.
-                            tail.extend_from_slice(&buf[..n]);
-                            let queries = tail.windows(4).filter(|w| *w == b"\x1b[6n").count();
-                            for _ in 0..queries {
-                                let _ = rustix::io::write(&pty.master, b"\x1b[1;1R");
-                            }
-                            let keep = tail.len().min(3);
-                            tail.drain(..tail.len() - keep);
-                        }
-                        Reader::Engine => {
-                            if let Some(t) = engine.as_mut() {
-                                t.feed(&buf[..n]);
-                                let replies = t.take_replies();
-                                if !replies.is_empty() {
-                                    let _ = rustix::io::write(&pty.master, &replies);
-                                }
-                            }
-                        }
-                    }
-                }
-                _ => break,
-            }
-        }
-        if let Ok(Some(_)) = pty.child.try_wait() {
-            return Ok(reads);
-        }
-        if Instant::now() > deadline {
-            let _ = pty.child.kill();
-            return Err("timed out".into());
-        }
-    }
 }
 
 fn read_nanos(path: &Path) -> Result<f64, String> {
@@ -222,86 +92,6 @@ fn read_stats(path: &Path) -> Option<BTreeMap<String, f64>> {
             .filter_map(|l| l.split_once(' ').and_then(|(k, v)| Some((k.to_string(), v.parse().ok()?))))
             .collect(),
     )
-}
-
-/// The directory tmux keeps its sockets in: `$TMUX_TMPDIR/tmux-UID` (`/tmp` by default).
-pub fn tmux_socket_dir() -> std::path::PathBuf {
-    let base = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
-    Path::new(&base).join(format!("tmux-{}", rustix::process::getuid().as_raw()))
-}
-
-/// Removes the socket files of the tmux servers this process started (`blitty-bench-*` names
-/// that carry its process id). tmux 3.3 leaves its socket file behind when its server ends,
-/// whether by `kill-server` or by its last session ending, so without this every bench run
-/// would leave a dozen files in the user's tmux directory.
-pub(crate) fn remove_tmux_sockets() {
-    let pid = std::process::id();
-    let (end, inner) = (format!("-{pid}"), format!("-{pid}-"));
-    let Ok(entries) = std::fs::read_dir(tmux_socket_dir()) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("blitty-bench-") && (name.ends_with(&end) || name.contains(&inner)) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// tmux running `cmd` in one 80x24 window on its own server (`socket`), attached to the pty it
-/// is started on, as a user's would be. Every experiment runs tmux this way: the status line is
-/// off, so the program gets all 24 rows as it does in the other terminals.
-pub(crate) fn tmux_argv(dir: &Path, socket: &str, cmd: &str) -> Result<Vec<String>, String> {
-    if !which("tmux") {
-        return Err("not installed (apt-get install tmux)".into());
-    }
-    let conf = dir.join("tmux.conf");
-    std::fs::write(&conf, "set -g status off\nset -g default-terminal tmux-256color\n").map_err(|e| e.to_string())?;
-    Ok(["tmux", "-L", socket, "-f", &conf.display().to_string(), "new-session", "-x", "80", "-y", "24", cmd]
-        .iter()
-        .map(|s| s.to_string())
-        .collect())
-}
-
-/// GNU screen running `cmd` in the pty it is started on (attached, as a user's), with no
-/// startup message; an error when screen is not installed.
-pub(crate) fn screen_argv(dir: &Path, cmd: &str) -> Result<Vec<String>, String> {
-    if !which("screen") {
-        return Err("not installed (apt-get install screen)".into());
-    }
-    let rc = dir.join("screenrc");
-    std::fs::write(&rc, "startup_message off\n").map_err(|e| e.to_string())?;
-    let name = format!("blitty-bench-{}", std::process::id());
-    Ok(["screen", "-c", &rc.display().to_string(), "-S", &name, "sh", "-c", cmd]
-        .iter()
-        .map(|s| s.to_string())
-        .collect())
-}
-
-pub(crate) use crate::xvfb::Xvfb;
-
-impl Xvfb {
-    /// A server for the benches that run xterm in it (1280x1024): not started when xterm is
-    /// not installed, since nothing would draw into it.
-    pub(crate) fn for_xterm() -> Result<Xvfb, String> {
-        if !which("xterm") {
-            return Err("not installed (apt-get install xvfb xterm)".into());
-        }
-        Xvfb::start(1280, 1024)
-    }
-
-    /// Runs `cmd` (a shell command) in an 80x24 xterm on this display until it ends.
-    pub(crate) fn xterm(&self, cmd: &str) -> Result<(), String> {
-        let status = Command::new("xterm")
-            .env("DISPLAY", &self.display)
-            .args(["-geometry", "80x24", "-e", "sh", "-c", cmd])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map_err(|e| format!("cannot start xterm: {e}"))?;
-        if !status.success() {
-            return Err(format!("xterm failed: {status}"));
-        }
-        Ok(())
-    }
 }
 
 /// The ways a flood is run; each returns when the writer has ended.
@@ -526,26 +316,6 @@ fn ctrl_c_once(env: &Env, shell: Shell, n: usize) -> Result<f64, String> {
     result
 }
 
-/// The two flood files in `dir`: `plain_mb` MB of plain lines and `colour_mb` MB of 256-colour
-/// cells, LF-only (the pty adds the CRs, as for a real `cat`), from the seeds `seed` and
-/// `seed + 1`.
-pub(crate) fn flood_files(
-    dir: &Path,
-    plain_mb: usize,
-    colour_mb: usize,
-    seed: u64,
-) -> Result<(PathBuf, PathBuf), String> {
-    let plain = dir.join("plain.txt");
-    let mut text = workloads::plain_lines(&mut Rng::new(seed), plain_mb * 1_000_000);
-    text.retain(|&b| b != b'\r');
-    std::fs::write(&plain, &text).map_err(|e| e.to_string())?;
-    let colour = dir.join("colour.txt");
-    let mut text = workloads::sgr_256(&mut Rng::new(seed + 1), colour_mb * 1_000_000);
-    text.retain(|&b| b != b'\r');
-    std::fs::write(&colour, &text).map_err(|e| e.to_string())?;
-    Ok((plain, colour))
-}
-
 pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, String> {
     let dir = std::env::temp_dir().join(format!("blitty-bench-run-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -627,11 +397,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
             label.to_string(),
             match err {
                 Some(e) => Err(e),
-                None => {
-                    let mut s = v.clone();
-                    s.sort_by(|a, b| a.total_cmp(b));
-                    Ok((s[s.len() / 2], v))
-                }
+                None => Ok(median_of(v)),
             },
         ));
     }

@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::charts;
+use crate::common::texts::lines_text;
+use crate::common::xvfb::Xvfb;
 use crate::report::{header, machine, Context, Error, Section};
-
-use crate::run_bench::Xvfb;
 use crate::terminals::{probe_once, Options, Target, ALL};
 
 /// One target's `scroll` figures: lines per second for (scrolling, OPOST), in the order
@@ -18,25 +18,6 @@ use crate::terminals::{probe_once, Options, Target, ALL};
 pub struct ScrollRow {
     pub target: Target,
     pub lines_per_s: Result<[f64; 4], String>,
-}
-
-/// Seed 001's text: `lines` lines of 80 characters, scrolling or with the cursor homed after
-/// each screenful of 24. With OPOST the kernel turns \n into \r\n; without it the text carries
-/// the \r itself.
-pub(crate) fn lines_text(lines: usize, scroll: bool, opost: bool) -> Vec<u8> {
-    let line: Vec<u8> = (0..80).map(|i| b'!' + (i % 94) as u8).collect();
-    let mut t = Vec::with_capacity(lines * 84);
-    for i in 0..lines {
-        t.extend_from_slice(&line);
-        if !scroll && i % 24 == 23 {
-            t.extend_from_slice(b"\x1b[H");
-        } else if opost {
-            t.push(b'\n');
-        } else {
-            t.extend_from_slice(b"\r\n");
-        }
-    }
-    t
 }
 
 /// `blitty bench scroll` (seed 001): lines of screen width written with scrolling, and

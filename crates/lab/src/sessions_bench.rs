@@ -15,7 +15,7 @@
 //!
 //! - **Serial lines as vtys**: 1,000 pty pairs (50 with --quick), each opened by one server as
 //!   a serial vty at 115,200 baud with a log, fed by the far ends as `bench ports` feeds them
-//!   (`ports_bench::send`); every log is checked byte for byte, and the server's CPU is read
+//!   (`common::lines::send`); every log is checked byte for byte, and the server's CPU is read
 //!   over the steady state. No peer: tmux and screen have no serial vtys of their own.
 //!
 //! GNU screen is the second peer (`screen_peer`): the same flood, memory, attach and many-vtys
@@ -28,46 +28,21 @@ use std::time::{Duration, Instant};
 
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
+use crate::common::procs::{cpu_seconds, settled_rss};
+use crate::common::programs::which;
+use crate::common::pty::{drained_by, Reader};
+use crate::common::stats::median_of;
+use crate::common::texts::{flood_files, read_seconds, writer};
 use crate::report::{header, machine, Context, Error, Section};
-use crate::run_bench::{drained_by, which, writer, Reader};
-use crate::screen_peer;
 use crate::workloads::{self, Rng};
+
+mod screen_peer;
 
 pub struct Options {
     pub quick: bool,
     pub blitty: PathBuf,
     /// This lab (its `probe pace` writes the many vtys' output).
     pub lab: PathBuf,
-}
-
-/// `probe pace RATE SECONDS START FILE`: from START (ns since the epoch) writes FILE over and
-/// over to standard output, RATE bytes a second in 10 ms steps, for SECONDS.
-pub fn pace(rate: &str, seconds: &str, start: &str, file: &str) -> Result<(), String> {
-    let rate: f64 = rate.parse().map_err(|_| "RATE: bytes a second")?;
-    let seconds: f64 = seconds.parse().map_err(|_| "SECONDS: a number")?;
-    let start: u128 = start.parse().map_err(|_| "START: nanoseconds since the epoch")?;
-    let data = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
-    if data.is_empty() {
-        return Err(format!("{file} is empty"));
-    }
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
-    if start > now {
-        std::thread::sleep(Duration::from_nanos((start - now) as u64));
-    }
-    let t0 = Instant::now();
-    let mut out = std::io::stdout().lock();
-    let (mut sent, mut at) = (0f64, 0usize);
-    while t0.elapsed().as_secs_f64() < seconds {
-        let due = t0.elapsed().as_secs_f64() * rate;
-        while sent < due {
-            let n = ((due - sent) as usize).clamp(1, data.len() - at);
-            std::io::Write::write_all(&mut out, &data[at..at + n]).map_err(|e| e.to_string())?;
-            sent += n as f64;
-            at = (at + n) % data.len();
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    Ok(())
 }
 
 /// One flood: MB/s as the writer saw it, and the server's CPU seconds per GB.
@@ -104,7 +79,7 @@ pub struct Report {
 /// CPU of the server (`pid`) while `n` vtys each print `rate` bytes a second for `seconds`:
 /// the pacers start together at a time set ahead, and the CPU is read at that time and when
 /// they are done.
-pub(crate) fn many_cpu(pid: u32, seconds: f64, start_ns: u128) -> Result<f64, String> {
+fn many_cpu(pid: u32, seconds: f64, start_ns: u128) -> Result<f64, String> {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
     if start_ns > now {
         std::thread::sleep(Duration::from_nanos((start_ns - now) as u64));
@@ -114,11 +89,11 @@ pub(crate) fn many_cpu(pid: u32, seconds: f64, start_ns: u128) -> Result<f64, St
     Ok((cpu_seconds(pid)? - cpu0) / seconds * 100.0)
 }
 
-pub(crate) fn start_time(ahead: Duration) -> u128 {
+fn start_time(ahead: Duration) -> u128 {
     (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default() + ahead).as_nanos()
 }
 
-pub(crate) fn pacer(lab: &Path, seconds: f64, start: u128, file: &Path) -> String {
+fn pacer(lab: &Path, seconds: f64, start: u128, file: &Path) -> String {
     format!("{} probe pace {RATE} {seconds} {start} {}", lab.display(), file.display())
 }
 
@@ -160,26 +135,20 @@ fn tmux_many(opts: &Options, dir: &Path, n: usize, seconds: f64, file: &Path) ->
 }
 
 /// The program of the attach experiment: 60 rows of 200 columns, the last one marked.
-pub(crate) fn screenful() -> String {
+fn screenful() -> String {
     "i=1; while [ $i -lt 60 ]; do printf 'row %03d %0191d\\n' $i 0; i=$((i+1)); done; printf 'last-row-marker'; exec sleep 100000".to_string()
 }
 
 /// Runs `argv` on a pty of `cols` x `rows` and returns the milliseconds until `needle` has
 /// arrived on the master.
-pub(crate) fn time_until(argv: &[String], cols: u16, rows: u16, needle: &[u8]) -> Result<f64, String> {
+fn time_until(argv: &[String], cols: u16, rows: u16, needle: &[u8]) -> Result<f64, String> {
     time_until_then(argv, cols, rows, needle, || {})
 }
 
 /// As [`time_until`], and runs `then` once the needle has arrived, before the client is killed
 /// and its terminal closed (GNU screen's server sleeps a second when a client's terminal goes
 /// away under it, so its client is detached first, as a user's would be).
-pub(crate) fn time_until_then(
-    argv: &[String],
-    cols: u16,
-    rows: u16,
-    needle: &[u8],
-    then: impl FnOnce(),
-) -> Result<f64, String> {
+fn time_until_then(argv: &[String], cols: u16, rows: u16, needle: &[u8], then: impl FnOnce()) -> Result<f64, String> {
     let argv: Vec<std::ffi::OsString> = argv.iter().map(std::ffi::OsString::from).collect();
     let t0 = Instant::now();
     let mut pty = blitty_os::pty::spawn(&argv, blitty_os::pty::Size { cols, rows })
@@ -211,12 +180,6 @@ pub(crate) fn time_until_then(
     let _ = pty.child.kill();
     let _ = pty.child.wait();
     result
-}
-
-pub(crate) fn median_of(mut v: Vec<f64>) -> (f64, Vec<f64>) {
-    let samples = v.clone();
-    v.sort_by(f64::total_cmp);
-    (v[v.len() / 2], samples)
 }
 
 fn blitty_attach(bin: &Path, dir: &Path, runs: usize) -> Timing {
@@ -254,31 +217,9 @@ fn tmux_attach(dir: &Path, runs: usize) -> Timing {
     result
 }
 
-pub(crate) const TIMEOUT: Duration = Duration::from_secs(300);
+const TIMEOUT: Duration = Duration::from_secs(300);
 
-/// CPU seconds (user and system) of process `pid`.
-pub(crate) fn cpu_seconds(pid: u32) -> Result<f64, String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| format!("process {pid}: {e}"))?;
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = rustix::param::clock_ticks_per_second() as f64;
-    let get = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    Ok((get(11) + get(12)) / ticks)
-}
-
-/// Resident memory of process `pid`, in MB.
-fn rss_mb(pid: u32) -> Result<f64, String> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| format!("process {pid}: {e}"))?;
-    let kb = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<f64>().ok())
-        .ok_or("no VmRSS")?;
-    Ok(kb / 1024.0)
-}
-
-pub(crate) fn wait_until(what: &str, mut ok: impl FnMut() -> bool) -> Result<(), String> {
+fn wait_until(what: &str, mut ok: impl FnMut() -> bool) -> Result<(), String> {
     let deadline = Instant::now() + TIMEOUT;
     while !ok() {
         if Instant::now() > deadline {
@@ -287,29 +228,6 @@ pub(crate) fn wait_until(what: &str, mut ok: impl FnMut() -> bool) -> Result<(),
         std::thread::sleep(Duration::from_millis(20));
     }
     Ok(())
-}
-
-/// Waits until `pid`'s resident memory has not changed for half a second.
-pub(crate) fn settled_rss(pid: u32) -> Result<f64, String> {
-    let mut last = rss_mb(pid)?;
-    let mut since = Instant::now();
-    let deadline = Instant::now() + TIMEOUT;
-    while since.elapsed() < Duration::from_millis(500) {
-        if Instant::now() > deadline {
-            return Err("memory did not settle".into());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-        let now = rss_mb(pid)?;
-        if now != last {
-            last = now;
-            since = Instant::now();
-        }
-    }
-    Ok(last)
-}
-
-pub(crate) fn read_seconds(path: &Path) -> Option<f64> {
-    std::fs::read_to_string(path).ok()?.trim().parse::<f64>().ok().map(|ns| ns / 1e9)
 }
 
 /// A blitty server of its own (a runtime directory of its own).
@@ -497,7 +415,6 @@ fn engine_flood(file: &Path) -> Result<Flood, String> {
     Ok(Flood { mbps: bytes / secs / 1e6, cpu_per_gb: cpu / bytes * 1e9 })
 }
 
-/// A program that fills 10,000 lines of scrollback with 80-column lines, then waits.
 /// The serial-lines experiment: `lines` pty pairs opened by one server as serial vtys, each
 /// logged, sent `baud`/10 characters a second each for `seconds`.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -518,8 +435,8 @@ pub struct SerialLines {
 }
 
 fn blitty_serial_lines(bin: &Path, dir: &Path, n: usize, baud: u32, seconds: f64) -> Result<SerialLines, String> {
-    use crate::ports_bench::{lost, open_line, pattern, send, Sent};
-    crate::ports_bench::raise_file_limit();
+    use crate::common::lines::{lost, open_line, pattern, raise_file_limit, send, Sent};
+    raise_file_limit();
     let b = Blitty::new(bin, dir.join("rt-serial"))?;
     let lines = (0..n).map(|_| open_line()).collect::<Result<Vec<_>, _>>()?;
     let logs: Vec<PathBuf> = (0..n).map(|i| dir.join(format!("line{i}.log"))).collect();
@@ -561,7 +478,8 @@ fn blitty_serial_lines(bin: &Path, dir: &Path, n: usize, baud: u32, seconds: f64
     })
 }
 
-pub(crate) fn filler() -> String {
+/// A program that fills 10,000 lines of scrollback with 80-column lines, then waits.
+fn filler() -> String {
     "yes $(printf '%079d' 0) | head -n 12000; exec sleep 100000".to_string()
 }
 
@@ -599,7 +517,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let (plain_mb, colour_mb, vtys) = if opts.quick { (10, 4, 4) } else { (100, 20, 10) };
     progress("generating files");
-    let (plain, colour) = crate::run_bench::flood_files(&dir, plain_mb, colour_mb, 7)?;
+    let (plain, colour) = flood_files(&dir, plain_mb, colour_mb, 7)?;
     let files = [plain.clone(), colour.clone()];
     let labels = vec![format!("plain text, {plain_mb} MB"), format!("SGR-dense (256-colour per cell), {colour_mb} MB")];
     let mut rows = Vec::new();

@@ -11,7 +11,7 @@ use comfy_table::{presets::ASCII_MARKDOWN, Table};
 use crate::charts;
 use crate::report::{header, machine, Context, Error, Section};
 
-use crate::run_bench::Xvfb;
+use crate::common::xvfb::Xvfb;
 use crate::terminals::{probe_once, probe_with_stats, thread_cost, Options, ReaderCost, Sampler, Target, ALL};
 
 pub struct StonesRow {

@@ -3,13 +3,16 @@
 //! run`, tmux, GNU screen and xterm under Xvfb. Each is timed both until its writes return and
 //! until the terminal answers a DSR sent after the text: that answer comes once the terminal
 //! has *parsed* the text (blitty and tmux answer before they present it), so it measures
-//! parsing, not how fast a screen shows the characters.
+//! parsing, not how fast a screen shows the characters. `bench window` reads the same probe's
+//! record (`write_cost`) for the terminal windows it writes seed 001's lines into.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::common::programs::{screen_argv, tmux_argv};
+use crate::common::pty::{drained_by, Reader};
+use crate::common::xvfb::Xvfb;
 use crate::probes::WriteCost;
-use crate::run_bench::{drained_by, screen_argv, tmux_argv, Reader, Xvfb};
 
 pub struct Options {
     pub quick: bool,

@@ -6,17 +6,28 @@
 //! which is what these machines have. A terminal that is not installed is reported as missing
 //! (scripts/setup.sh installs xterm and st; alacritty and kitty are left to the user:
 //! `apt-get install alacritty kitty`).
+//!
+//! Also per terminal: its drawings a second and CPU during the floods, key to pixels idle and
+//! during a flood, the X requests it sends per drawing (through the counting proxy,
+//! `crate::xproxy`), and seed 001's lines a second. Driving and watching the windows is in
+//! `latency`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
+use crate::common::procs::cpu_seconds;
+use crate::common::programs::which;
+use crate::common::pty::drained_blocking;
+use crate::common::texts::{flood_files, lines_text, writer};
+use crate::common::xvfb::{spawn_on, Xvfb};
 use crate::report::{header, machine, Context, Error, Section};
-use crate::run_bench::{drained_blocking, which, writer};
-use crate::xvfb::Xvfb;
+use crate::terminals::write_cost;
+use crate::xproxy::Proxy;
+
+mod latency;
 
 pub struct Options {
     pub quick: bool,
@@ -90,19 +101,6 @@ fn argv(name: &str, blitty: &Path, cols: u16, rows: u16, cmd: &str) -> Result<Ve
     Ok(v)
 }
 
-/// Starts terminal `argv` on X display `display` (software OpenGL for those that use it).
-pub(crate) fn spawn_on(argv: &[String], display: &str) -> Result<std::process::Child, String> {
-    Command::new(&argv[0])
-        .args(&argv[1..])
-        .env("DISPLAY", display)
-        .env("LIBGL_ALWAYS_SOFTWARE", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", argv[0]))
-}
-
 /// One flood through a terminal: the writer's seconds, the window's drawings counted
 /// meanwhile (see `DamageCounter`), and the CPU seconds of the terminal's own process (its
 /// threads, not the shell and `cat` it runs) and of the X server from the moment its window
@@ -118,11 +116,10 @@ struct Flood {
 
 /// Runs `argv` on `x` until it ends (at most TIMEOUT), then reads the writer's timing; with
 /// `proxy`, the terminal talks to the server through it.
-fn timed(argv: &[String], x: &Xvfb, proxy: Option<&crate::xproxy::Proxy>, out: &Path) -> Result<Flood, String> {
-    use crate::sessions_bench::cpu_seconds;
+fn timed(argv: &[String], x: &Xvfb, proxy: Option<&Proxy>, out: &Path) -> Result<Flood, String> {
     let (display, x_pid) = (&x.display, x.pid());
     let _ = std::fs::remove_file(out);
-    let counter = crate::window_latency::DamageCounter::start(display)?;
+    let counter = latency::DamageCounter::start(display)?;
     let mut child = spawn_on(argv, proxy.map_or(display, |p| &p.display))?;
     let sent = || proxy.map_or((0, 0), |p| p.read());
     // The CPU seconds of the terminal and the X server, and what it sent, when the window
@@ -209,7 +206,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let (plain_mb, colour_mb) = if opts.quick { (10, 4) } else { (100, 20) };
     progress("generating files");
-    let (plain, colour) = crate::run_bench::flood_files(&dir, plain_mb, colour_mb, 11)?;
+    let (plain, colour) = flood_files(&dir, plain_mb, colour_mb, 11)?;
     let files = vec![
         (format!("plain text, {plain_mb} MB"), plain),
         (format!("SGR-dense (256-colour per cell), {colour_mb} MB"), colour),
@@ -264,7 +261,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
         for (label, file) in &files {
             progress(&format!("{name}: X requests per drawing, 80x24, {label}"));
             let run = on(&xvfb, argv(name, &opts.blitty, 80, 24, &writer(file, &out)), |x, argv| {
-                crate::xproxy::Proxy::start(&x.display).and_then(|proxy| timed(argv, x, Some(&proxy), &out))
+                Proxy::start(&x.display).and_then(|proxy| timed(argv, x, Some(&proxy), &out))
             });
             per_file.push(run.map(|f| {
                 let frames = f.drawn.max(1) as f64;
@@ -277,16 +274,16 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Report, Str
         }
         requests.push((name.to_string(), per_file));
     }
-    let keys = crate::window_latency::keys(opts.quick);
+    let keys = latency::keys(opts.quick);
     let (mut latency, mut flood_latency) = (Vec::new(), Vec::new());
     let flood = format!("exec {} probe flood-echo {}", opts.lab.display(), files[0].1.display());
     for name in TERMINALS {
         progress(&format!("{name}: key to pixels, {keys} keys, idle and during a flood"));
         let idle = on(&xvfb, argv(name, &opts.blitty, 80, 24, "exec cat"), |x, argv| {
-            crate::window_latency::key_to_pixels(argv, &x.display, keys)
+            latency::key_to_pixels(argv, &x.display, keys)
         });
         let during = on(&xvfb, argv(name, &opts.blitty, 80, 24, &flood), |x, argv| {
-            crate::window_latency::key_during_flood(argv, &x.display, 24, keys)
+            latency::key_during_flood(argv, &x.display, 24, keys)
         });
         latency.push((name.to_string(), idle));
         flood_latency.push((name.to_string(), during));
@@ -324,7 +321,7 @@ fn lines_per_second(
     let mut texts = Vec::new();
     for scroll in [true, false] {
         let path = dir.join(format!("lines-{scroll}.txt"));
-        std::fs::write(&path, crate::scroll_bench::lines_text(lines, scroll, true)).map_err(|e| e.to_string())?;
+        std::fs::write(&path, lines_text(lines, scroll, true)).map_err(|e| e.to_string())?;
         texts.push(path);
     }
     let result = dir.join("lines-result");
@@ -334,7 +331,7 @@ fn lines_per_second(
         format!("{} probe writes 7 cooked {} {r}.part && mv {r}.part {r}", opts.lab.display(), text.display())
     };
     let read = || -> Result<f64, String> {
-        match crate::terminals::write_cost(&result)?.processed {
+        match write_cost(&result)?.processed {
             Some(secs) => Ok(lines as f64 / secs.max(1e-9)),
             None => Err("the terminal did not answer the DSR".into()),
         }
@@ -357,7 +354,7 @@ fn lines_per_second(
                     .map_err(|e| format!("cannot make the fifo {}: {e}", go.display()))?;
                 let cmd = format!("cat {} >/dev/null; {}", go.display(), probe(text));
                 argv("blitty window", &opts.blitty, 80, 24, &cmd)
-                    .and_then(|argv| crate::window_latency::in_hidden_vty(&argv, &x.display, &go, &result, TIMEOUT))
+                    .and_then(|argv| latency::in_hidden_vty(&argv, &x.display, &go, &result, TIMEOUT))
             } else {
                 argv(name, &opts.blitty, 80, 24, &probe(text)).and_then(|argv| until_done(&argv, x, &result))
             };

@@ -13,8 +13,8 @@ use comfy_table::{presets::ASCII_MARKDOWN, Table as TextTable};
 use crate::charts;
 use crate::report::{header, machine, Context, Error, Section};
 
+use crate::common::xvfb::Xvfb;
 use crate::probes::{WriteCost, WRITE_METHODS};
-use crate::run_bench::Xvfb;
 use crate::terminals::{probe_once, Options, Target, ALL};
 
 #[derive(Clone, Debug)]

@@ -114,7 +114,7 @@ fn tmux_rows(dir: &Path, n: usize, data: &[u8], from: (usize, usize), to: &[(usi
     let _ = tmux(&sock, &conf, &["kill-server"]);
     // tmux 3.3 leaves its socket file behind when its server ends: without this each run of
     // the test left 120 files in the user's tmux directory.
-    let _ = std::fs::remove_file(blitty_lab::run_bench::tmux_socket_dir().join(&sock));
+    let _ = std::fs::remove_file(blitty_lab::common::programs::tmux_socket_dir().join(&sock));
     result
 }
 

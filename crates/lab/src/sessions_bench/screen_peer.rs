@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::run_bench::{drained_by, writer, Reader};
-use crate::sessions_bench::{
-    cpu_seconds, filler, many_cpu, median_of, pacer, read_seconds, screenful, settled_rss, start_time, time_until_then,
-    wait_until, Flood, Timing, TIMEOUT,
-};
+use super::{filler, many_cpu, pacer, screenful, start_time, time_until_then, wait_until, Flood, Timing, TIMEOUT};
+use crate::common::procs::{cpu_seconds, settled_rss};
+use crate::common::pty::{drained_by, Reader};
+use crate::common::stats::median_of;
+use crate::common::texts::{read_seconds, writer};
 
 /// A screen server's world: its socket directory and its screenrc.
-pub(crate) struct Screen {
+struct Screen {
     dir: PathBuf,
     rc: PathBuf,
 }
@@ -26,7 +26,7 @@ pub(crate) struct Screen {
 impl Screen {
     /// `history`: 10,000 lines of scrollback in every window (`defscrollback`), as tmux gets
     /// `history-limit 10000` for the memory row.
-    pub(crate) fn new(base: &Path, name: &str, history: bool) -> Result<Screen, String> {
+    fn new(base: &Path, name: &str, history: bool) -> Result<Screen, String> {
         let dir = base.join(format!("screen-{name}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -152,7 +152,7 @@ impl Drop for Screen {
     }
 }
 
-pub(crate) fn flood(dir: &Path, file: &Path, n: usize) -> Result<Flood, String> {
+pub(super) fn flood(dir: &Path, file: &Path, n: usize) -> Result<Flood, String> {
     let s = Screen::new(dir, &format!("flood{n}"), false)?;
     let (pid, client) = s.attached("shown")?;
     let out = dir.join(format!("timing-screen-{n}"));
@@ -175,7 +175,7 @@ pub(crate) fn flood(dir: &Path, file: &Path, n: usize) -> Result<Flood, String> 
     Ok(Flood { mbps: bytes / seconds / 1e6, cpu_per_gb: (cpu1 - cpu0) / bytes * 1e9 })
 }
 
-pub(crate) fn memory(dir: &Path, vtys: usize) -> Result<f64, String> {
+pub(super) fn memory(dir: &Path, vtys: usize) -> Result<f64, String> {
     let s = Screen::new(dir, "memory", true)?;
     let pid = s.start("base", "exec sleep 100000")?;
     let base = settled_rss(pid)?;
@@ -187,7 +187,7 @@ pub(crate) fn memory(dir: &Path, vtys: usize) -> Result<f64, String> {
     Ok((full - base) / vtys as f64)
 }
 
-pub(crate) fn attach(dir: &Path, runs: usize) -> Timing {
+pub(super) fn attach(dir: &Path, runs: usize) -> Timing {
     let s = Screen::new(dir, "attach", false)?;
     // Made attached in a 200x60 terminal (a detached screen is 80x24). Each client is detached
     // (`screen -d`) before its terminal closes, as a user's would be.
@@ -205,7 +205,7 @@ pub(crate) fn attach(dir: &Path, runs: usize) -> Timing {
     Ok(median_of(v))
 }
 
-pub(crate) fn many(lab: &Path, dir: &Path, n: usize, seconds: f64, file: &Path) -> Result<f64, String> {
+pub(super) fn many(lab: &Path, dir: &Path, n: usize, seconds: f64, file: &Path) -> Result<f64, String> {
     let s = Screen::new(dir, "many", false)?;
     let (pid, client) = s.attached("shown")?;
     let go = dir.join("go-screen-many");

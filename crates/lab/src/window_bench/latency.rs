@@ -1,12 +1,15 @@
-//! Key to pixels in `blitty bench window`: the time from a key sent with XTEST to the X server
-//! having the terminal's drawing of its echo, per terminal, while idle.
+//! The X side of `blitty bench window`, driving and watching a terminal's window: key to pixels
+//! (the time from a key sent with XTEST to the X server having the terminal's drawing of its
+//! echo, idle and during a flood), a vty hidden behind a second for seed 001's lines, and the
+//! window's drawings counted during a flood (`DamageCounter`).
 //!
-//! How: each terminal runs `cat` on its pty (the echo is the line discipline's, the same for
-//! every terminal). The bench watches the terminal's window with the DAMAGE extension (level
-//! NonEmpty: an event when a drawing request changed pixels) and sends a key; the time is from
-//! the XTEST request to the first damage event that follows it, as the X server sees both, so
-//! it includes the terminal reading the pty, parsing, drawing and presenting. Blinking cursors
-//! are turned off where a terminal blinks by default (kitty), so that only the echo draws.
+//! How, idle: each terminal runs `cat` on its pty (the echo is the line discipline's, the same
+//! for every terminal). The bench watches the terminal's window with the DAMAGE extension
+//! (level NonEmpty: an event when a drawing request changed pixels) and sends a key; the time
+//! is from the XTEST request to the first damage event that follows it, as the X server sees
+//! both, so it includes the terminal reading the pty, parsing, drawing and presenting. Blinking
+//! cursors are turned off where a terminal blinks by default (kitty), so that only the echo
+//! draws.
 
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
@@ -21,6 +24,9 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::protocol::Event;
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
+
+use crate::common::stats::median_max;
+use crate::common::xvfb::spawn_on;
 
 /// Keys timed per terminal (the median is reported), and how long one may take.
 pub fn keys(quick: bool) -> usize {
@@ -81,7 +87,7 @@ impl Driven {
         let root = conn.setup().roots[screen].root;
         conn.damage_query_version(1, 1).map_err(|e| e.to_string())?.reply().map_err(|e| e.to_string())?;
         let before = mapped(&conn, root);
-        let mut child = Killed(crate::window_bench::spawn_on(argv, display)?);
+        let mut child = Killed(spawn_on(argv, display)?);
         // Its window: the new mapped top-level window.
         let deadline = Instant::now() + Duration::from_secs(30);
         let win = new_window(&conn, root, &before, || {
@@ -194,12 +200,6 @@ impl Driven {
             .map_err(|e| e.to_string())?;
         Ok(image.data)
     }
-}
-
-/// The median and the largest of `times`.
-fn median_max(mut times: Vec<f64>) -> (f64, f64) {
-    times.sort_by(|a, b| a.total_cmp(b));
-    (times[times.len() / 2], times[times.len() - 1])
 }
 
 /// Starts `argv` (a terminal running `cat`) on `display` and times `n` keys: the median and

@@ -1,4 +1,5 @@
-//! The benchmarks' own X server (Xvfb), shared by every bench that draws into a window.
+//! The benches' own X server (Xvfb), shared by every bench that draws into a window, and the
+//! terminals started on it.
 //!
 //! - **Which display:** the server picks a free one and says which once it listens
 //!   (`-displayfd`), so two benches (or a bench and a test) never fight over a number, and the
@@ -6,7 +7,7 @@
 //! - **It never outlives the bench:** Drop kills it on every normal end. A bench killed by a
 //!   signal runs no Drop, so the server is also started with the parent-death signal set
 //!   (`PR_SET_PDEATHSIG`, SIGTERM): when the bench process goes, however it goes (Ctrl-C,
-//!   SIGTERM, SIGKILL, a panic that aborts), the kernel stops its Xvfb. Before this, a `bench
+//!   SIGTERM, SIGKILL, a panic that aborts), the kernel stops its Xvfb. Without it, a `bench
 //!   run` ended with SIGTERM left its Xvfb running, taking 8% of a core and disturbing the
 //!   next engine runs.
 //!
@@ -17,6 +18,8 @@ use std::io::BufRead as _;
 use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command, Stdio};
 
+use crate::common::programs::which;
+
 pub(crate) struct Xvfb {
     child: Child,
     pub(crate) display: String,
@@ -25,7 +28,7 @@ pub(crate) struct Xvfb {
 impl Xvfb {
     /// Starts a server with one screen of `width`x`height` at 24 bits.
     pub(crate) fn start(width: u32, height: u32) -> Result<Xvfb, String> {
-        if !crate::run_bench::which("Xvfb") {
+        if !which("Xvfb") {
             return Err("not installed (apt-get install xvfb)".into());
         }
         let mut cmd = Command::new("Xvfb");
@@ -52,6 +55,43 @@ impl Xvfb {
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// A server for the benches that run xterm in it (1280x1024): not started when xterm is
+    /// not installed, since nothing would draw into it.
+    pub(crate) fn for_xterm() -> Result<Xvfb, String> {
+        if !which("xterm") {
+            return Err("not installed (apt-get install xvfb xterm)".into());
+        }
+        Xvfb::start(1280, 1024)
+    }
+
+    /// Runs `cmd` (a shell command) in an 80x24 xterm on this display until it ends.
+    pub(crate) fn xterm(&self, cmd: &str) -> Result<(), String> {
+        let status = Command::new("xterm")
+            .env("DISPLAY", &self.display)
+            .args(["-geometry", "80x24", "-e", "sh", "-c", cmd])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot start xterm: {e}"))?;
+        if !status.success() {
+            return Err(format!("xterm failed: {status}"));
+        }
+        Ok(())
+    }
+}
+
+/// Starts terminal `argv` on X display `display` (software OpenGL for those that use it).
+pub(crate) fn spawn_on(argv: &[String], display: &str) -> Result<Child, String> {
+    Command::new(&argv[0])
+        .args(&argv[1..])
+        .env("DISPLAY", display)
+        .env("LIBGL_ALWAYS_SOFTWARE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", argv[0]))
 }
 
 impl Drop for Xvfb {
