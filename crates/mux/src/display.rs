@@ -33,6 +33,8 @@ pub struct Display<F: AsFd> {
     pub dirty: bool,
     /// The pane and its generation the last frame showed.
     pub drawn: (u64, u64),
+    /// The next frame takes the terminal over first (see [`Display::enter`]).
+    entering: bool,
     /// The next frame goes no sooner: a frame that took long to build (every cell of a
     /// 2048x1024 screen changed) is followed no sooner than twice its time, so building frames
     /// for one display takes at most a third of the loop's time.
@@ -52,6 +54,7 @@ impl<F: AsFd> Display<F> {
             bell: false,
             dirty: true,
             drawn: (0, 0),
+            entering: false,
             next_frame_at: Instant::now(),
         }
     }
@@ -65,10 +68,10 @@ impl<F: AsFd> Display<F> {
         self.next_frame_at = Instant::now();
     }
 
-    /// Takes the terminal over with the next frame (the alternate screen, the modes).
+    /// Takes the terminal over with the next frame (the alternate screen, the modes) and draws
+    /// it whole. Asked any number of times before a frame, it costs one.
     pub fn enter(&mut self) {
-        self.preamble.clear();
-        self.presenter.enter(&mut self.preamble);
+        self.entering = true;
         self.dirty = true;
         self.drawn = (0, 0);
     }
@@ -118,6 +121,11 @@ impl<F: AsFd> Display<F> {
         rows: impl FnOnce(&mut AnsiPresenter, &Ui<A>, &mut Vec<u8>),
     ) -> Vec<u8> {
         let built = Instant::now();
+        if std::mem::take(&mut self.entering) {
+            // What was to go before it (a clear after a resize) is part of taking over.
+            self.preamble.clear();
+            self.presenter.enter(&mut self.preamble);
+        }
         if std::mem::take(&mut ui.dirty) || shared || self.drawn.0 != id {
             self.presenter.invalidate();
         }
