@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn main() {
-    // The C probes of the seed experiments, linked into the lab and run by `blitty probe`.
+    // The C probes of the seed experiments, linked into the lab and run by `blitty-lab probe`.
     println!("cargo::rerun-if-changed=probes");
     cc::Build::new().file("probes/stdio.c").file("probes/writes.c").warnings(true).compile("blitty_probes");
     println!("cargo::rustc-check-cfg=cfg(has_libvterm)");
