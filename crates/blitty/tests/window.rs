@@ -461,6 +461,8 @@ fn the_mouse_and_the_focus_are_reported_to_programs_that_ask_and_shift_selects()
     let want = b"\x1b[I\x1b[<0;3;2M\x1b[<32;5;2M\x1b[<0;5;2m\x1b[<81;5;2M".to_vec();
     wait_until(|| xclip_out(&x, "primary") == "ready");
     assert_eq!(xclip_out(&x, "primary"), "ready", "Shift and a double click select");
+    // The selection can be made before the program has written the reports sent with it.
+    wait_until(|| std::fs::read(&out).unwrap_or_default() == want);
     assert_eq!(std::fs::read(&out).unwrap(), want, "the reports the program read");
     let _ = blitty.kill();
     let _ = blitty.wait();
