@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// A framebuffer shown from a shadow buffer: the engine's damage is drawn into the renderer's
 /// buffer, and only the rows holding changed rectangles are copied to the device, one write
-/// per rectangle (seed 001's "copy changed regions in large chunks").
+/// per rectangle (the syscons console post's "copy changed regions in large chunks").
 pub struct PixelDisplay {
     term: blitty_vt::Terminal,
     renderer: blitty_pixel::Renderer,

@@ -1,4 +1,4 @@
-//! `blitty window`: blitty's own terminal window on X11, seed 001's console on a bitmap
+//! `blitty window`: blitty's own terminal window on X11, the syscons console post's console on a bitmap
 //! display. The program runs on a pty; its output is parsed by the engine; the pixel renderer
 //! keeps the screen as a shadow framebuffer in memory, drawing only the damaged cells (a
 //! full-screen scroll moves the buffer's rows); at most `hz` times a second the band of rows
@@ -18,39 +18,38 @@
 //! Not yet: xkbcommon (dead keys, compose), virtual terminals and `--attach` (see the README).
 
 mod clipboard;
+mod display;
 pub mod framebuffer;
 mod keys;
 mod mouse;
+mod vty;
 
+use std::ffi::OsString;
 use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
 use blitty_os::event::{PollSet, Wake};
 use blitty_os::pace::Pacer;
-use blitty_os::pty::{self, Size};
 use blitty_os::signals::{Signals, SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-use blitty_os::status::shell_status;
 use blitty_pixel::{Fonts, Renderer};
-use blitty_vt::Terminal;
 use rustix::event::PollFlags;
-use rustix::io::Errno;
-use x11rb::connection::{Connection, RequestConnection};
+use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
-    AtomEnum, ConnectionExt as _, CreateGCAux, CreateWindowAux, EventMask, ImageFormat, ImageOrder, PropMode,
-    WindowClass,
+    AtomEnum, ButtonPressEvent, ButtonReleaseEvent, ChangeWindowAttributesAux, ConnectionExt as _, EventMask,
+    KeyPressEvent, MotionNotifyEvent,
 };
 use x11rb::protocol::Event;
-use x11rb::rust_connection::RustConnection;
-use x11rb::wrapper::ConnectionExt as _;
 
 use blitty_mux::text::Pos;
 use clipboard::Clipboard;
+use display::{x_err, Display};
 use mouse::{Action, Clicks, Selection, Unit};
+use vty::{show, Vty};
 
 pub use keys::{encode, Keyboard, Press};
 
 pub struct Options {
-    pub argv: Vec<std::ffi::OsString>,
+    pub argv: Vec<OsString>,
     pub cols: usize,
     pub rows: usize,
     pub title: Option<String>,
@@ -60,13 +59,17 @@ pub struct Options {
     /// Keep the window open after the program ended (until it is closed).
     pub hold: bool,
     /// What a new virtual terminal runs (Ctrl-Shift-T): the user's shell.
-    pub shell: std::ffi::OsString,
+    pub shell: OsString,
     /// Attach to a session instead of running `argv`: the server's socket and the session.
     pub attach: Option<(std::path::PathBuf, String)>,
 }
 
 /// The most pixels a window's side may have (a framebuffer's bound, within X's 16 bits).
 pub const MAX_SIDE: usize = 16384;
+
+/// The most virtual terminals one window holds (each is a program and a screen with its
+/// scrollback; tmux has no limit, but a window's tabs past a few dozen are a mistake).
+pub const MAX_VTYS: usize = 64;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -77,1054 +80,759 @@ enum Part {
     Signals,
 }
 
-/// The most virtual terminals one window holds (each is a program and a screen with its
-/// scrollback; tmux has no limit, but a window's tabs past a few dozen are a mistake).
-pub const MAX_VTYS: usize = 64;
-
-/// Bytes of a vty's output parsed in one turn of the loop before the keys, the clock and the
-/// frame are looked at again.
-const READ_BUDGET: usize = 128 << 10;
-
-/// Something went wrong with the X server: one line for the user.
-fn x_err(e: impl std::fmt::Display) -> String {
-    format!("the X server: {e}")
-}
-
 /// Runs the program in a window until it ends (its status is returned; with `hold`, until the
 /// window is closed too) or the window is closed (the program gets SIGHUP; 128 + SIGHUP).
 pub fn run(opts: Options) -> Result<i32, String> {
-    let (conn, screen_num) = x11rb::connect(None).map_err(|e| {
-        let name = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
-        match name {
-            Some(d) => format!("cannot open the X display {d}: {e}"),
-            None => format!("cannot open the X display (DISPLAY is not set): {e}"),
+    let mut w = Window::open(opts)?;
+    let exit = w.turns()?;
+    // Every program still running is hung up, as when a terminal closes.
+    for v in std::iter::once(&mut w.cur).chain(w.others.iter_mut()) {
+        v.close();
+    }
+    w.x.destroy();
+    Ok(exit)
+}
+
+/// What the mouse is doing in the view.
+#[derive(Default)]
+struct Pointer {
+    clicks: Clicks,
+    /// The selection shown.
+    selection: Option<Selection>,
+    /// The left button is making the selection, and has moved since it was pressed.
+    selecting: bool,
+    moved: bool,
+    /// The button held while the mouse is reported, and the cell last reported.
+    held: Option<u8>,
+    last_cell: Option<(usize, usize)>,
+    /// A selection dragged past the top or bottom edge scrolls the view a line each
+    /// AUTOSCROLL while the pointer stays out (xterm): the direction (-1 back, 1 forward), the
+    /// pointer's x, and when the next line goes.
+    autoscroll: Option<(i8, i16, Instant)>,
+}
+
+/// The window's title: fixed by `--title`, else the program's (OSC 0 and 2), else the
+/// program's name; with the shown vty's place when there are several ("[2/3]").
+struct Title {
+    fixed: Option<String>,
+    program: String,
+    /// What the title shown was made from: the program's title, and the shown vty's place.
+    made_of: (String, Option<(usize, usize)>),
+}
+
+/// Answers of the poll: the event the connection had read already, and what the vtys' fds say.
+struct Ready {
+    queued: Option<Event>,
+    program: PollFlags,
+    hidden: Vec<PollFlags>,
+}
+
+/// The window's loop: everything it keeps between turns, with one handler for each thing
+/// that wakes it.
+struct Window {
+    x: Display,
+    keyboard: Keyboard,
+    clip: Clipboard,
+    renderer: Renderer,
+    signals: Signals,
+    pacer: Pacer,
+    /// A cell's pixels, and the largest grid the window may have.
+    cell: (usize, usize),
+    max_grid: (usize, usize),
+    /// What a new vty runs and keeps, and whether the window stays once the last program ended.
+    shell: OsString,
+    scrollback: usize,
+    hold: bool,
+    /// The vty shown, the others in order, the place of the shown one among them all, and the
+    /// one to show at the end of the turn.
+    cur: Vty,
+    others: Vec<Vty>,
+    at: usize,
+    switch_to: Option<usize>,
+    buf: Vec<u8>,
+    /// The view differs from what the window shows.
+    dirty: bool,
+    title: Title,
+    /// Lines the view is scrolled back into history (0: the live screen).
+    back: usize,
+    pointer: Pointer,
+    was_alternate: bool,
+    /// The cursor's look drawn (off in its blink, hollow), and since when it has blinked.
+    look: (bool, bool),
+    blink_since: Instant,
+}
+
+impl Window {
+    /// Connects to the X server, starts the first vty (refused before any window shows: a
+    /// program that cannot start, no such session, no server) and makes the window.
+    fn open(opts: Options) -> Result<Window, String> {
+        let (conn, screen_num) = display::connect()?;
+        let root = conn.setup().roots[screen_num].root;
+        // XKB's own key events carry the keyboard group (the layout) in their state.
+        {
+            use x11rb::protocol::xkb::ConnectionExt as _;
+            let _ = conn.xkb_use_extension(1, 0).map(|c| c.reply());
         }
-    })?;
-    let setup = conn.setup();
-    let screen = &setup.roots[screen_num];
-    let (root, depth, visual) = (screen.root, screen.root_depth, screen.root_visual);
-    let pad = setup.pixmap_formats.iter().find(|f| f.depth == depth).map(|f| f.bits_per_pixel).unwrap_or(0);
-    if depth != 24 || pad != 32 {
-        return Err(format!(
-            "the X display has depth {depth} at {pad} bits a pixel; blitty window draws 24-bit colour at 32 bits"
-        ));
+        let keyboard = Keyboard::load(&conn, root).map_err(x_err)?;
+        // The layout's names change on the root window (setxkbmap): the keymap is read again.
+        let aux = ChangeWindowAttributesAux::new().event_mask(EventMask::PROPERTY_CHANGE);
+        conn.change_window_attributes(root, &aux).map_err(x_err)?;
+
+        let (cw, ch) = (opts.fonts.cell_w, opts.fonts.cell_h);
+        // The window's pixels are bounded as a framebuffer's (and X's 16-bit sizes): a grid
+        // that would not fit is refused, and resizing never makes one.
+        let (max_cols, max_rows) = (MAX_SIDE / cw, MAX_SIDE / ch);
+        if opts.cols > max_cols || opts.rows > max_rows {
+            return Err(format!(
+                "a {}x{} window of {cw}x{ch}-pixel cells is larger than {MAX_SIDE}x{MAX_SIDE} pixels; at this font size at most {}x{} cells",
+                opts.cols, opts.rows, max_cols.min(blitty_vt::term::MAX_COLS), max_rows.min(blitty_vt::term::MAX_ROWS)
+            ));
+        }
+        let program = match &opts.attach {
+            Some((_, name)) => format!("blitty: {name}"),
+            None => opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
+        };
+        let cur = match &opts.attach {
+            Some((socket, name)) => Vty::attach(socket, name, opts.cols, opts.rows, opts.scrollback)?,
+            None => Vty::start(&opts.argv, opts.cols, opts.rows, opts.scrollback)
+                .map_err(|e| format!("cannot start {program}: {e}"))?,
+        };
+        let bg = pixel_of(blitty_vt::Palette::default().background);
+        let size = ((opts.cols * cw) as u16, (opts.rows * ch) as u16);
+        let x = Display::create(conn, screen_num, size, bg)?;
+        x.set_title(opts.title.as_deref().unwrap_or(&program))?;
+        x.map()?;
+        let clip = Clipboard::new(&x.conn, x.win)?;
+        let signals = Signals::new(&[SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT]).map_err(|e| e.to_string())?;
+        Ok(Window {
+            keyboard,
+            clip,
+            renderer: Renderer::new(opts.fonts, opts.cols, opts.rows),
+            signals,
+            pacer: Pacer::new(opts.hz),
+            cell: (cw, ch),
+            max_grid: (max_cols, max_rows),
+            shell: opts.shell,
+            scrollback: opts.scrollback,
+            hold: opts.hold,
+            cur,
+            others: Vec::new(),
+            at: 0,
+            switch_to: None,
+            buf: vec![0u8; 64 * 1024],
+            dirty: true,
+            title: Title { fixed: opts.title, program, made_of: (String::new(), None) },
+            back: 0,
+            pointer: Pointer::default(),
+            was_alternate: false,
+            look: (false, false),
+            blink_since: Instant::now(),
+            x,
+        })
     }
-    let big_endian = setup.image_byte_order == ImageOrder::MSB_FIRST;
-    // XKB's own key events carry the keyboard group (the layout) in their state.
-    {
-        use x11rb::protocol::xkb::ConnectionExt as _;
-        let _ = conn.xkb_use_extension(1, 0).map(|c| c.reply());
+
+    /// Turns the loop until the window ends: the status it ends with.
+    fn turns(&mut self) -> Result<i32, String> {
+        loop {
+            let now = Instant::now();
+            self.clocks(now);
+            let ready = self.wait(self.wake_at(now), now)?;
+            if let Some(status) = self.x_events(ready.queued)? {
+                return Ok(status);
+            }
+            self.program_output(ready.program);
+            self.hidden_output(&ready.hidden);
+            if let Some(status) = self.signals() {
+                return Ok(status);
+            }
+            if let Some(status) = self.programs_ended() {
+                return Ok(status);
+            }
+            self.switch();
+            self.bells()?;
+            self.clipboard_writes()?;
+            self.selection_follows();
+            self.update_title()?;
+            self.frame(Instant::now())?;
+            let _ = self.x.conn.flush();
+        }
     }
-    let mut keyboard = Keyboard::load(&conn, root).map_err(x_err)?;
-    // The layout's names change on the root window (setxkbmap): the keymap is read again.
-    conn.change_window_attributes(
-        root,
-        &x11rb::protocol::xproto::ChangeWindowAttributesAux::new().event_mask(EventMask::PROPERTY_CHANGE),
-    )
-    .map_err(x_err)?;
-    let xkb_names = conn.intern_atom(false, b"_XKB_RULES_NAMES").map_err(x_err)?.reply().map_err(x_err)?.atom;
 
-    let (cw, ch) = (opts.fonts.cell_w, opts.fonts.cell_h);
-    // The window's pixels are bounded as a framebuffer's (and X's 16-bit sizes): a grid that
-    // would not fit is refused, and resizing never makes one.
-    let (max_cols, max_rows) = (MAX_SIDE / cw, MAX_SIDE / ch);
-    if opts.cols > max_cols || opts.rows > max_rows {
-        return Err(format!(
-            "a {}x{} window of {cw}x{ch}-pixel cells is larger than {MAX_SIDE}x{MAX_SIDE} pixels; at this font size at most {}x{} cells",
-            opts.cols, opts.rows, max_cols.min(blitty_vt::term::MAX_COLS), max_rows.min(blitty_vt::term::MAX_ROWS)
-        ));
+    /// What changes with the clock alone: the cursor's blink, a selection scrolling the view
+    /// while the pointer is past an edge.
+    fn clocks(&mut self, now: Instant) {
+        let active = self.x.focused && self.cur.ended.is_none();
+        let (off, _) = cursor_blink(self.cur.term.screen().modes(), active, self.blink_since, now);
+        if (off, !self.x.focused) != self.look {
+            self.look = (off, !self.x.focused);
+            self.renderer.set_cursor(off, !self.x.focused);
+            self.dirty = true;
+        }
+        if let Some((dir, x, at)) = self.pointer.autoscroll.filter(|_| self.pointer.selecting) {
+            if now >= at {
+                let screen = self.cur.term.screen();
+                self.back =
+                    if dir < 0 { (self.back + 1).min(screen.history_len()) } else { self.back.saturating_sub(1) };
+                let y = if dir < 0 { 0 } else { ((screen.rows() - 1) * self.cell.1) as i16 };
+                let (_, pos) = view_cell(screen, self.back, self.cell, x, y);
+                if let Some(sel) = self.pointer.selection.as_mut() {
+                    sel.extend(screen, pos);
+                    self.pointer.moved = true;
+                }
+                self.dirty = true;
+                self.pointer.autoscroll = Some((dir, x, now + AUTOSCROLL));
+            }
+        }
     }
-    // The first vty: the program, or the session attached to (refused before any window
-    // shows: no such session, no server).
-    let program = match &opts.attach {
-        Some((_, name)) => format!("blitty: {name}"),
-        None => opts.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
-    };
-    let mut cur = match &opts.attach {
-        Some((socket, name)) => Vty::attach(socket, name, opts.cols, opts.rows, opts.scrollback)?,
-        None => Vty::start(&opts.argv, opts.cols, opts.rows, opts.scrollback)
-            .map_err(|e| format!("cannot start {program}: {e}"))?,
-    };
-    let mut renderer = Renderer::new(opts.fonts, opts.cols, opts.rows);
-    let (mut width, mut height) = ((opts.cols * cw) as u16, (opts.rows * ch) as u16);
-    let bg = pixel_of(blitty_vt::Palette::default().background);
-    let mut shm = Shm::available(&conn);
 
-    let win = conn.generate_id().map_err(x_err)?;
-    let events = EventMask::EXPOSURE
-        | EventMask::KEY_PRESS
-        | EventMask::BUTTON_PRESS
-        | EventMask::BUTTON_RELEASE
-        | EventMask::POINTER_MOTION
-        | EventMask::PROPERTY_CHANGE
-        | EventMask::STRUCTURE_NOTIFY
-        | EventMask::FOCUS_CHANGE;
-    conn.create_window(
-        depth,
-        win,
-        root,
-        0,
-        0,
-        width,
-        height,
-        0,
-        WindowClass::INPUT_OUTPUT,
-        visual,
-        &CreateWindowAux::new().background_pixel(bg).event_mask(events),
-    )
-    .map_err(x_err)?;
-    let atom = |name: &[u8]| -> Result<u32, String> {
-        Ok(conn.intern_atom(false, name).map_err(x_err)?.reply().map_err(x_err)?.atom)
-    };
-    let (wm_protocols, wm_delete) = (atom(b"WM_PROTOCOLS")?, atom(b"WM_DELETE_WINDOW")?);
-    let (net_wm_name, utf8) = (atom(b"_NET_WM_NAME")?, atom(b"UTF8_STRING")?);
-    let net_wm_pid = atom(b"_NET_WM_PID")?;
-    conn.change_property32(PropMode::REPLACE, win, wm_protocols, AtomEnum::ATOM, &[wm_delete]).map_err(x_err)?;
-    conn.change_property8(PropMode::REPLACE, win, AtomEnum::WM_CLASS, AtomEnum::STRING, b"blitty\0Blitty\0")
-        .map_err(x_err)?;
-    conn.change_property32(PropMode::REPLACE, win, net_wm_pid, AtomEnum::CARDINAL, &[std::process::id()])
-        .map_err(x_err)?;
-    let fixed_title = opts.title.clone();
-    let set_title = |text: &str| -> Result<(), String> {
-        conn.change_property8(PropMode::REPLACE, win, AtomEnum::WM_NAME, AtomEnum::STRING, latin1(text).as_slice())
-            .map_err(x_err)?;
-        conn.change_property8(PropMode::REPLACE, win, net_wm_name, utf8, text.as_bytes()).map_err(x_err)?;
-        Ok(())
-    };
-    set_title(fixed_title.as_deref().unwrap_or(&program))?;
-    // WM_HINTS: input focus wanted; the urgency hint (ICCCM) when the bell rang unseen.
-    let set_urgent = |urgent: bool| -> Result<(), String> {
-        let flags = 1 | if urgent { 256 } else { 0 };
-        conn.change_property32(
-            PropMode::REPLACE,
-            win,
-            AtomEnum::WM_HINTS,
-            AtomEnum::WM_HINTS,
-            &[flags, 1, 0, 0, 0, 0, 0, 0, 0],
-        )
-        .map_err(x_err)?;
-        Ok(())
-    };
-    set_urgent(false)?;
-    let gc = conn.generate_id().map_err(x_err)?;
-    conn.create_gc(gc, win, &CreateGCAux::new()).map_err(x_err)?;
-    conn.map_window(win).map_err(x_err)?;
-    conn.flush().map_err(x_err)?;
-
-    let mut signals = Signals::new(&[SIGCHLD, SIGTERM, SIGHUP, SIGINT, SIGQUIT]).map_err(|e| e.to_string())?;
-    let mut pacer = Pacer::new(opts.hz);
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut mapped = false;
-    let mut dirty = true;
-    // What the title shown was made from: the program's title, and the shown vty's place
-    // among several.
-    let mut title_of: (String, Option<(usize, usize)>) = (String::new(), None);
-    let (mut focused, mut urgent) = (false, false);
-    // Lines the view is scrolled back into history (0: the live screen).
-    let mut back = 0usize;
-    let mut clip = Clipboard::new(&conn, win)?;
-    let primary: u32 = AtomEnum::PRIMARY.into();
-    let mut clicks = Clicks::default();
-    // The selection shown, whether the left button is making it (and has moved), the button
-    // held while the mouse is reported, and the cell last reported.
-    let mut selection: Option<Selection> = None;
-    let (mut selecting, mut moved) = (false, false);
-    let mut held: Option<u8> = None;
-    // A selection dragged past the top or bottom edge scrolls the view a line each
-    // AUTOSCROLL while the pointer stays out (xterm): the direction (-1 back, 1 forward), the
-    // pointer's x, and when the next line goes.
-    let mut autoscroll: Option<(i8, i16, Instant)> = None;
-    let mut last_cell: Option<(usize, usize)> = None;
-    let mut was_alternate = false;
-    // The cursor's look drawn (off in its blink, hollow), and since when it has blinked.
-    let mut look = (false, false);
-    let mut blink_since = Instant::now();
-    // The virtual terminals not shown (seed 001: they cost only the parsing), in order, and the
-    // place of the shown one (`cur`) among them all.
-    let mut others: Vec<Vty> = Vec::new();
-    let mut at = 0usize;
-    let mut switch_to: Option<usize> = None;
-    let target =
-        Target { conn: &conn, win, gc, depth, big_endian, max_bytes: conn.maximum_request_bytes().saturating_sub(64) };
-
-    let exit = 'run: loop {
-        let now = Instant::now();
+    /// When the loop must wake if nothing else wakes it.
+    fn wake_at(&self, now: Instant) -> Wake {
         let mut wake = Wake::default();
-        let (off, next) = cursor_blink(cur.term.screen().modes(), focused && cur.ended.is_none(), blink_since, now);
-        if (off, !focused) != look {
-            look = (off, !focused);
-            renderer.set_cursor(off, !focused);
-            dirty = true;
-        }
-        if let Some(next) = next {
+        let active = self.x.focused && self.cur.ended.is_none();
+        if let (_, Some(next)) = cursor_blink(self.cur.term.screen().modes(), active, self.blink_since, now) {
             wake.at(next);
         }
-        if let Some((dir, x, at)) = autoscroll.filter(|_| selecting) {
-            if now >= at {
-                let screen = cur.term.screen();
-                back = if dir < 0 { (back + 1).min(screen.history_len()) } else { back.saturating_sub(1) };
-                let y = if dir < 0 { 0 } else { ((screen.rows() - 1) * ch) as i16 };
-                let (_, pos) = view_cell(screen, back, (cw, ch), x, y);
-                if let Some(sel) = selection.as_mut() {
-                    sel.extend(screen, pos);
-                    moved = true;
-                }
-                dirty = true;
-                autoscroll = Some((dir, x, now + AUTOSCROLL));
-            }
-            wake.at(autoscroll.map_or(now, |a| a.2));
+        if let Some((_, _, next)) = self.pointer.autoscroll.filter(|_| self.pointer.selecting) {
+            wake.at(next);
         }
-        if dirty && mapped {
-            wake.at(pacer.due_at(now));
+        // While a ShmPutImage is in flight its completion event wakes the loop.
+        if self.dirty && self.x.mapped && !self.x.busy() {
+            wake.at(self.pacer.due_at(now));
         }
-        let mut set = PollSet::new();
-        set.add(conn.stream().as_fd(), PollFlags::IN, Part::X);
-        if cur.open {
-            let mut ev = PollFlags::IN;
-            if !cur.to_child.is_empty() {
-                ev |= PollFlags::OUT;
-            }
-            set.add(cur.fd(), ev, Part::Program);
-        }
-        for (i, v) in others.iter().enumerate().filter(|(_, v)| v.open) {
-            let ev = if v.to_child.is_empty() { PollFlags::IN } else { PollFlags::IN | PollFlags::OUT };
-            set.add(v.fd(), ev, Part::Hidden(i));
-        }
-        set.add(signals.wake.as_fd(), PollFlags::IN, Part::Signals);
-        // Events the connection has read already (while writing) do not make it readable again:
-        // one is taken now, and the poll does not wait if there was one.
-        let queued = conn.poll_for_event().map_err(x_err)?;
-        set.wait(if queued.is_some() { Some(Duration::ZERO) } else { wake.timeout(now) }).map_err(|e| e.to_string())?;
-        let program_ev = set.events(Part::Program);
-        let hidden_ev: Vec<PollFlags> = (0..others.len()).map(|i| set.events(Part::Hidden(i))).collect();
-        drop(set);
+        wake
+    }
 
-        // The X server's events: keys first.
-        let mut next = queued;
+    /// Polls the X connection, the vtys and the signals until one has something or `wake`.
+    fn wait(&self, wake: Wake, now: Instant) -> Result<Ready, String> {
+        let mut set = PollSet::new();
+        set.add(self.x.conn.stream().as_fd(), PollFlags::IN, Part::X);
+        if self.cur.open {
+            set.add(self.cur.fd(), self.cur.events(), Part::Program);
+        }
+        for (i, v) in self.others.iter().enumerate().filter(|(_, v)| v.open) {
+            set.add(v.fd(), v.events(), Part::Hidden(i));
+        }
+        set.add(self.signals.wake.as_fd(), PollFlags::IN, Part::Signals);
+        // Events the connection has read already (while writing) do not make it readable
+        // again: one is taken now, and the poll does not wait if there was one.
+        let queued = self.x.conn.poll_for_event().map_err(x_err)?;
+        set.wait(if queued.is_some() { Some(Duration::ZERO) } else { wake.timeout(now) }).map_err(|e| e.to_string())?;
+        let hidden = (0..self.others.len()).map(|i| set.events(Part::Hidden(i))).collect();
+        Ok(Ready { queued, program: set.events(Part::Program), hidden })
+    }
+
+    /// The X server's events, `first` and all those it has sent: the status to end with when
+    /// the window was closed.
+    fn x_events(&mut self, mut first: Option<Event>) -> Result<Option<i32>, String> {
         loop {
-            let ev = match next.take() {
+            let ev = match first.take() {
                 Some(ev) => ev,
-                None => match conn.poll_for_event().map_err(x_err)? {
+                None => match self.x.conn.poll_for_event().map_err(x_err)? {
                     Some(ev) => ev,
-                    None => break,
+                    None => return Ok(None),
                 },
             };
-            match ev {
-                Event::KeyPress(k) => {
-                    let state = u16::from(k.state);
-                    blink_since = Instant::now();
-                    let sym = match keyboard.press(k.detail, state) {
-                        Press::Sym(sym) => sym,
-                        Press::Pending => continue,
-                        // A compose sequence's text goes as it is.
-                        Press::Text(text) => {
-                            if cur.ended.is_none() {
-                                cur.to_child.extend_from_slice(text.as_bytes());
-                                pacer.key(Instant::now());
-                                back = 0;
-                                dirty = true;
-                            }
-                            continue;
-                        }
-                    };
-                    let screen = cur.term.screen();
-                    let ctrl_shift = state & (keys::CONTROL | keys::SHIFT) == keys::CONTROL | keys::SHIFT;
-                    // Ctrl-Shift-C copies the selection to CLIPBOARD, Ctrl-Shift-V pastes it,
-                    // Shift-Insert pastes PRIMARY (xterm's, and the desktop terminals' keys).
-                    if ctrl_shift && matches!(sym, 0x43 | 0x63) {
-                        if let Some(sel) = selection {
-                            clip.own(&conn, clip.atoms.clipboard, sel.text(screen), k.time)?;
-                        }
-                        continue;
-                    }
-                    if ctrl_shift && matches!(sym, 0x56 | 0x76) {
-                        clip.paste(&conn, clip.atoms.clipboard, k.time)?;
-                        continue;
-                    }
-                    if state & keys::SHIFT != 0 && matches!(sym, 0xff63 | 0xff9e) {
-                        clip.paste(&conn, primary, k.time)?;
-                        continue;
-                    }
-                    // Virtual terminals: Ctrl-Shift-T opens one (running the shell) after the
-                    // shown one; with more than one, Ctrl-PageUp/PageDown show the one before
-                    // or after and Alt-1..9 the first to ninth (with one alone these keys are
-                    // the program's, as vim and emacs use them).
-                    let count = others.len() + 1;
-                    if ctrl_shift && matches!(sym, 0x54 | 0x74) {
-                        if count >= MAX_VTYS {
-                            continue;
-                        }
-                        let (cols, rows) = (screen.cols(), screen.rows());
-                        match Vty::start(std::slice::from_ref(&opts.shell), cols, rows, opts.scrollback) {
-                            Ok(v) => {
-                                others.insert(at, v);
-                                switch_to = Some(at + 1);
-                            }
-                            Err(e) => eprintln!("blitty window: cannot start {}: {e}", opts.shell.to_string_lossy()),
-                        }
-                        continue;
-                    }
-                    let plain_ctrl = state & (keys::CONTROL | keys::SHIFT | keys::ALT) == keys::CONTROL;
-                    if count > 1 && plain_ctrl && matches!(sym, 0xff55 | 0xff56) {
-                        switch_to = Some(if sym == 0xff55 { (at + count - 1) % count } else { (at + 1) % count });
-                        continue;
-                    }
-                    let plain_alt = state & (keys::CONTROL | keys::SHIFT | keys::ALT) == keys::ALT;
-                    if count > 1 && plain_alt && (0x31..=0x39).contains(&sym) && ((sym - 0x31) as usize) < count {
-                        switch_to = Some((sym - 0x31) as usize);
-                        continue;
-                    }
-                    // Shift-PageUp and Shift-PageDown page through the scrollback (the
-                    // alternate screen has none: they go to the program there).
-                    if state & keys::SHIFT != 0 && matches!(sym, 0xff55 | 0xff56) && !screen.alternate_screen() {
-                        let page = screen.rows();
-                        back = if sym == 0xff55 {
-                            (back + page).min(screen.history_len())
-                        } else {
-                            back.saturating_sub(page)
-                        };
-                        dirty = true;
-                        continue;
-                    }
-                    let bytes = encode(sym, state, screen.modes());
-                    if !bytes.is_empty() && cur.ended.is_none() {
-                        cur.to_child.extend_from_slice(&bytes);
-                        pacer.key(Instant::now());
-                        // A key typed shows the live screen again (xterm's scrollKey).
-                        if back > 0 {
-                            back = 0;
-                            dirty = true;
-                        }
-                    }
-                }
-                Event::ButtonPress(b) => {
-                    let state = u16::from(b.state);
-                    let (cell, at) = view_cell(cur.term.screen(), back, (cw, ch), b.event_x, b.event_y);
-                    let screen = cur.term.screen();
-                    // The mouse is the program's when it asked for it, unless Shift is held.
-                    if reports(screen, state) && cur.ended.is_none() {
-                        let px = (b.event_x.max(0) as usize, b.event_y.max(0) as usize);
-                        let alt_ctrl = (state & keys::ALT != 0, state & keys::CONTROL != 0);
-                        if let Some(r) = mouse::report(
-                            screen.modes(),
-                            Action::Press,
-                            Some(b.detail),
-                            cell,
-                            px,
-                            alt_ctrl.0,
-                            alt_ctrl.1,
-                        ) {
-                            cur.to_child.extend_from_slice(&r);
-                            pacer.key(Instant::now());
-                        }
-                        if (1..=3).contains(&b.detail) {
-                            held = Some(b.detail);
-                        }
-                        last_cell = Some(cell);
-                        continue;
-                    }
-                    match b.detail {
-                        1 => {
-                            let unit = clicks.press(Instant::now(), at);
-                            selection = Some(Selection::new(screen, at, unit));
-                            (selecting, moved) = (true, unit != Unit::Char);
-                            dirty = true;
-                        }
-                        2 => clip.paste(&conn, primary, b.time)?,
-                        3 => {
-                            if let Some(sel) = selection.as_mut() {
-                                sel.extend(screen, at);
-                                clip.own(&conn, primary, sel.text(screen), b.time)?;
-                                dirty = true;
-                            }
-                        }
-                        // The wheel: three lines through the scrollback; on the alternate
-                        // screen with mode 1007 (alternate scroll), three cursor keys.
-                        4 | 5 if !screen.alternate_screen() => {
-                            back = if b.detail == 4 {
-                                (back + 3).min(screen.history_len())
-                            } else {
-                                back.saturating_sub(3)
-                            };
-                            dirty = true;
-                        }
-                        4 | 5 if screen.modes().alternate_scroll && cur.ended.is_none() => {
-                            let key = encode(if b.detail == 4 { 0xff52 } else { 0xff54 }, 0, screen.modes());
-                            for _ in 0..3 {
-                                cur.to_child.extend_from_slice(&key);
-                            }
-                            pacer.key(Instant::now());
-                        }
-                        _ => {}
-                    }
-                }
-                Event::MotionNotify(m) => {
-                    let state = u16::from(m.state);
-                    let (cell, at) = view_cell(cur.term.screen(), back, (cw, ch), m.event_x, m.event_y);
-                    let screen = cur.term.screen();
-                    if selecting {
-                        if let Some(sel) = selection.as_mut() {
-                            if moved || sel.range() != (at, at) {
-                                sel.extend(screen, at);
-                                moved = true;
-                                dirty = true;
-                            }
-                        }
-                        // Past the top (on the main screen, into the scrollback) or the bottom
-                        // (back towards the live screen): the view scrolls while it stays there.
-                        let dir = if m.event_y < 0 && !screen.alternate_screen() {
-                            -1
-                        } else if m.event_y >= height as i16 && back > 0 {
-                            1
-                        } else {
-                            0
-                        };
-                        autoscroll = (dir != 0).then(|| {
-                            let next = autoscroll.filter(|a| a.0 == dir).map_or(Instant::now(), |a| a.2);
-                            (dir, m.event_x, next)
-                        });
-                    } else if reports(screen, state) && cur.ended.is_none() && last_cell != Some(cell) {
-                        let px = (m.event_x.max(0) as usize, m.event_y.max(0) as usize);
-                        let (alt, ctrl) = (state & keys::ALT != 0, state & keys::CONTROL != 0);
-                        if let Some(r) = mouse::report(screen.modes(), Action::Motion, held, cell, px, alt, ctrl) {
-                            cur.to_child.extend_from_slice(&r);
-                        }
-                        last_cell = Some(cell);
-                    }
-                }
-                Event::ButtonRelease(b) => {
-                    let state = u16::from(b.state);
-                    if selecting && b.detail == 1 {
-                        selecting = false;
-                        autoscroll = None;
-                        match selection {
-                            // A click without a drag selects nothing (and keeps PRIMARY).
-                            Some(_) if !moved => selection = None,
-                            Some(sel) => clip.own(&conn, primary, sel.text(cur.term.screen()), b.time)?,
-                            None => {}
-                        }
-                        dirty = true;
-                    } else if held == Some(b.detail) {
-                        held = None;
-                        let (cell, _) = view_cell(cur.term.screen(), back, (cw, ch), b.event_x, b.event_y);
-                        let screen = cur.term.screen();
-                        if reports(screen, state & !keys::SHIFT) && cur.ended.is_none() {
-                            let px = (b.event_x.max(0) as usize, b.event_y.max(0) as usize);
-                            let (alt, ctrl) = (state & keys::ALT != 0, state & keys::CONTROL != 0);
-                            if let Some(r) =
-                                mouse::report(screen.modes(), Action::Release, Some(b.detail), cell, px, alt, ctrl)
-                            {
-                                cur.to_child.extend_from_slice(&r);
-                            }
-                        }
-                    }
-                }
-                Event::SelectionRequest(r) => clip.serve(&conn, &r)?,
-                Event::SelectionClear(c) => {
-                    // Another client's selection: ours is no longer shown (xterm).
-                    let ours = clip.lost(c.selection);
-                    if ours && c.selection == primary && !selecting {
-                        selection = None;
-                        dirty = true;
-                    }
-                }
-                Event::SelectionNotify(n) => {
-                    if let Some(text) = clip.notified(&conn, &n)? {
-                        pasted(&mut cur.to_child, &text, cur.term.screen(), cur.ended.is_none(), &mut back, &mut dirty);
-                        pacer.key(Instant::now());
-                    }
-                }
-                Event::MappingNotify(_) => keyboard = Keyboard::load(&conn, root).map_err(x_err)?,
-                Event::PropertyNotify(p) if p.window == root && p.atom == xkb_names => {
-                    keyboard = Keyboard::load(&conn, root).map_err(x_err)?;
-                }
-                Event::PropertyNotify(p) if p.window == win => {
-                    if let Some(text) = clip.property(&conn, p.atom, p.state)? {
-                        pasted(&mut cur.to_child, &text, cur.term.screen(), cur.ended.is_none(), &mut back, &mut dirty);
-                        pacer.key(Instant::now());
-                    }
-                }
-                Event::Expose(e) if e.count == 0 => {
-                    mapped = true;
-                    renderer.invalidate();
-                    dirty = true;
-                }
-                Event::MapNotify(_) => {
-                    mapped = true;
-                    renderer.invalidate();
-                    dirty = true;
-                }
-                Event::UnmapNotify(_) => mapped = false,
-                Event::FocusIn(_) => {
-                    focused = true;
-                    // Focus events (mode 1004) for the programs that asked.
-                    if cur.term.screen().modes().focus_events && cur.ended.is_none() {
-                        cur.to_child.extend_from_slice(b"\x1b[I");
-                    }
-                    if urgent {
-                        urgent = false;
-                        set_urgent(false)?;
-                    }
-                }
-                Event::FocusOut(_) => {
-                    focused = false;
-                    if cur.term.screen().modes().focus_events && cur.ended.is_none() {
-                        cur.to_child.extend_from_slice(b"\x1b[O");
-                    }
-                }
-                Event::ShmCompletion(_) => {
-                    if let Some(s) = shm.as_mut() {
-                        s.busy = false;
-                    }
-                }
-                Event::ConfigureNotify(c) if (c.width, c.height) != (width, height) => {
-                    (width, height) = (c.width, c.height);
-                    let cols = (width as usize / cw).clamp(1, blitty_vt::term::MAX_COLS.min(max_cols));
-                    let rows = (height as usize / ch).clamp(1, blitty_vt::term::MAX_ROWS.min(max_rows));
-                    if (cols, rows) != (cur.term.screen().cols(), cur.term.screen().rows()) {
-                        cur.resize(cols, rows);
-                        renderer.resize(cols, rows);
-                        // The lines were wrapped again: their numbers changed.
-                        selection = None;
-                    }
-                    renderer.invalidate();
-                    dirty = true;
-                }
-                Event::ClientMessage(m) if m.type_ == wm_protocols && m.data.as_data32()[0] == wm_delete => {
-                    // Closed by the user: the program's terminal hangs up, as xterm does.
-                    break 'run cur.ended.unwrap_or(128 + SIGHUP);
-                }
-                _ => {}
+            if let Some(status) = self.x_event(ev)? {
+                return Ok(Some(status));
             }
         }
+    }
 
-        // Keys go at once (the master does not block), not after another turn's poll.
-        cur.write();
-        if program_ev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) && cur.read(&mut buf) > 0 {
-            blink_since = Instant::now();
-            pacer.output(Instant::now());
-            dirty = true;
-            // Output shows the live screen again (xterm's scrollTtyOutput).
-            back = 0;
+    fn x_event(&mut self, ev: Event) -> Result<Option<i32>, String> {
+        let (root, win) = (self.x.root, self.x.win);
+        let a = &self.x.atoms;
+        let (wm_protocols, wm_delete, xkb_names) = (a.wm_protocols, a.wm_delete, a.xkb_names);
+        match ev {
+            Event::KeyPress(k) => self.key(&k)?,
+            Event::ButtonPress(b) => self.button_press(&b)?,
+            Event::MotionNotify(m) => self.motion(&m),
+            Event::ButtonRelease(b) => self.button_release(&b)?,
+            Event::SelectionRequest(r) => self.clip.serve(&self.x.conn, &r)?,
+            Event::SelectionClear(c) => {
+                // Another client's selection: ours is no longer shown (xterm).
+                let ours = self.clip.lost(c.selection);
+                if ours && c.selection == primary() && !self.pointer.selecting {
+                    self.pointer.selection = None;
+                    self.dirty = true;
+                }
+            }
+            Event::SelectionNotify(n) => {
+                if let Some(text) = self.clip.notified(&self.x.conn, &n)? {
+                    self.pasted(&text);
+                }
+            }
+            Event::MappingNotify(_) => self.keyboard = Keyboard::load(&self.x.conn, root).map_err(x_err)?,
+            Event::PropertyNotify(p) if p.window == root && p.atom == xkb_names => {
+                self.keyboard = Keyboard::load(&self.x.conn, root).map_err(x_err)?;
+            }
+            Event::PropertyNotify(p) if p.window == win => {
+                if let Some(text) = self.clip.property(&self.x.conn, p.atom, p.state)? {
+                    self.pasted(&text);
+                }
+            }
+            Event::Expose(e) if e.count == 0 => self.exposed(),
+            Event::MapNotify(_) => self.exposed(),
+            Event::UnmapNotify(_) => self.x.mapped = false,
+            Event::FocusIn(_) => self.focus(true)?,
+            Event::FocusOut(_) => self.focus(false)?,
+            Event::ShmCompletion(_) => self.x.completed(),
+            Event::ConfigureNotify(c) if (c.width, c.height) != self.x.size => self.configured(c.width, c.height),
+            Event::ClientMessage(m) if m.type_ == wm_protocols && m.data.as_data32()[0] == wm_delete => {
+                // Closed by the user: the program's terminal hangs up, as xterm does.
+                return Ok(Some(self.cur.ended.unwrap_or(128 + SIGHUP)));
+            }
+            _ => {}
         }
-        // The hidden virtual terminals: read and parsed, nothing drawn; their answers written.
-        for (v, ev) in others.iter_mut().zip(&hidden_ev) {
+        Ok(None)
+    }
+
+    /// Bytes for the shown vty's program.
+    fn send(&mut self, bytes: &[u8]) {
+        self.cur.input(bytes);
+    }
+
+    fn key(&mut self, k: &KeyPressEvent) -> Result<(), String> {
+        let state = u16::from(k.state);
+        self.blink_since = Instant::now();
+        let sym = match self.keyboard.press(k.detail, state) {
+            Press::Sym(sym) => sym,
+            Press::Pending => return Ok(()),
+            // A compose sequence's text goes as it is.
+            Press::Text(text) => {
+                if self.cur.ended.is_none() {
+                    self.send(text.as_bytes());
+                    self.pacer.key(Instant::now());
+                    self.back = 0;
+                    self.dirty = true;
+                }
+                return Ok(());
+            }
+        };
+        if self.shortcut(sym, state, k.time)? {
+            return Ok(());
+        }
+        // Shift-PageUp and Shift-PageDown page through the scrollback (the alternate screen
+        // has none: they go to the program there).
+        let screen = self.cur.term.screen();
+        if state & keys::SHIFT != 0 && matches!(sym, 0xff55 | 0xff56) && !screen.alternate_screen() {
+            let page = screen.rows();
+            self.back = if sym == 0xff55 {
+                (self.back + page).min(screen.history_len())
+            } else {
+                self.back.saturating_sub(page)
+            };
+            self.dirty = true;
+            return Ok(());
+        }
+        let bytes = encode(sym, state, screen.modes());
+        if !bytes.is_empty() && self.cur.ended.is_none() {
+            self.send(&bytes);
+            self.pacer.key(Instant::now());
+            // A key typed shows the live screen again (xterm's scrollKey).
+            if self.back > 0 {
+                self.back = 0;
+                self.dirty = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// The window's own keys, taken before the program's: whether `sym` was one.
+    fn shortcut(&mut self, sym: u32, state: u16, time: u32) -> Result<bool, String> {
+        let ctrl_shift = state & (keys::CONTROL | keys::SHIFT) == keys::CONTROL | keys::SHIFT;
+        // Ctrl-Shift-C copies the selection to CLIPBOARD, Ctrl-Shift-V pastes it, Shift-Insert
+        // pastes PRIMARY (xterm's, and the desktop terminals' keys).
+        if ctrl_shift && matches!(sym, 0x43 | 0x63) {
+            if let Some(sel) = self.pointer.selection {
+                let text = sel.text(self.cur.term.screen());
+                self.clip.own(&self.x.conn, self.clip.atoms.clipboard, text, time)?;
+            }
+            return Ok(true);
+        }
+        if ctrl_shift && matches!(sym, 0x56 | 0x76) {
+            self.clip.paste(&self.x.conn, self.clip.atoms.clipboard, time)?;
+            return Ok(true);
+        }
+        if state & keys::SHIFT != 0 && matches!(sym, 0xff63 | 0xff9e) {
+            self.clip.paste(&self.x.conn, primary(), time)?;
+            return Ok(true);
+        }
+        // Virtual terminals: Ctrl-Shift-T opens one (running the shell) after the shown one;
+        // with more than one, Ctrl-PageUp/PageDown show the one before or after and Alt-1..9
+        // the first to ninth (with one alone these keys are the program's, as vim and emacs
+        // use them).
+        let count = self.others.len() + 1;
+        if ctrl_shift && matches!(sym, 0x54 | 0x74) {
+            if count < MAX_VTYS {
+                let (cols, rows) = (self.cur.term.screen().cols(), self.cur.term.screen().rows());
+                match Vty::start(std::slice::from_ref(&self.shell), cols, rows, self.scrollback) {
+                    Ok(v) => {
+                        self.others.insert(self.at, v);
+                        self.switch_to = Some(self.at + 1);
+                    }
+                    Err(e) => eprintln!("blitty window: cannot start {}: {e}", self.shell.to_string_lossy()),
+                }
+            }
+            return Ok(true);
+        }
+        let alone = |modifier: u16| state & (keys::CONTROL | keys::SHIFT | keys::ALT) == modifier;
+        if count > 1 && alone(keys::CONTROL) && matches!(sym, 0xff55 | 0xff56) {
+            let at = self.at;
+            self.switch_to = Some(if sym == 0xff55 { (at + count - 1) % count } else { (at + 1) % count });
+            return Ok(true);
+        }
+        if count > 1 && alone(keys::ALT) && (0x31..=0x39).contains(&sym) && ((sym - 0x31) as usize) < count {
+            self.switch_to = Some((sym - 0x31) as usize);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// A mouse report for the program, if `modes` ask for this one.
+    fn report(
+        &self,
+        action: Action,
+        button: Option<u8>,
+        cell: (usize, usize),
+        (x, y): (i16, i16),
+        state: u16,
+    ) -> Option<Vec<u8>> {
+        let px = (x.max(0) as usize, y.max(0) as usize);
+        let (alt, ctrl) = (state & keys::ALT != 0, state & keys::CONTROL != 0);
+        mouse::report(self.cur.term.screen().modes(), action, button, cell, px, alt, ctrl)
+    }
+
+    fn button_press(&mut self, b: &ButtonPressEvent) -> Result<(), String> {
+        let state = u16::from(b.state);
+        let (cell, at) = view_cell(self.cur.term.screen(), self.back, self.cell, b.event_x, b.event_y);
+        // The mouse is the program's when it asked for it, unless Shift is held.
+        if reports(self.cur.term.screen(), state) && self.cur.ended.is_none() {
+            if let Some(r) = self.report(Action::Press, Some(b.detail), cell, (b.event_x, b.event_y), state) {
+                self.send(&r);
+                self.pacer.key(Instant::now());
+            }
+            if (1..=3).contains(&b.detail) {
+                self.pointer.held = Some(b.detail);
+            }
+            self.pointer.last_cell = Some(cell);
+            return Ok(());
+        }
+        let screen = self.cur.term.screen();
+        match b.detail {
+            1 => {
+                let unit = self.pointer.clicks.press(Instant::now(), at);
+                self.pointer.selection = Some(Selection::new(screen, at, unit));
+                (self.pointer.selecting, self.pointer.moved) = (true, unit != Unit::Char);
+                self.dirty = true;
+            }
+            2 => self.clip.paste(&self.x.conn, primary(), b.time)?,
+            3 => {
+                if let Some(sel) = self.pointer.selection.as_mut() {
+                    sel.extend(screen, at);
+                    self.clip.own(&self.x.conn, primary(), sel.text(screen), b.time)?;
+                    self.dirty = true;
+                }
+            }
+            // The wheel: three lines through the scrollback; on the alternate screen with
+            // mode 1007 (alternate scroll), three cursor keys.
+            4 | 5 if !screen.alternate_screen() => {
+                self.back =
+                    if b.detail == 4 { (self.back + 3).min(screen.history_len()) } else { self.back.saturating_sub(3) };
+                self.dirty = true;
+            }
+            4 | 5 if screen.modes().alternate_scroll && self.cur.ended.is_none() => {
+                let key = encode(if b.detail == 4 { 0xff52 } else { 0xff54 }, 0, screen.modes());
+                self.send(&key.repeat(3));
+                self.pacer.key(Instant::now());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn motion(&mut self, m: &MotionNotifyEvent) {
+        let state = u16::from(m.state);
+        let (cell, at) = view_cell(self.cur.term.screen(), self.back, self.cell, m.event_x, m.event_y);
+        let screen = self.cur.term.screen();
+        let p = &mut self.pointer;
+        if p.selecting {
+            if let Some(sel) = p.selection.as_mut() {
+                if p.moved || sel.range() != (at, at) {
+                    sel.extend(screen, at);
+                    p.moved = true;
+                    self.dirty = true;
+                }
+            }
+            // Past the top (on the main screen, into the scrollback) or the bottom (back
+            // towards the live screen): the view scrolls while it stays there.
+            let dir = if m.event_y < 0 && !screen.alternate_screen() {
+                -1
+            } else if m.event_y >= self.x.size.1 as i16 && self.back > 0 {
+                1
+            } else {
+                0
+            };
+            p.autoscroll = (dir != 0).then(|| {
+                let next = p.autoscroll.filter(|a| a.0 == dir).map_or(Instant::now(), |a| a.2);
+                (dir, m.event_x, next)
+            });
+        } else if reports(screen, state) && self.cur.ended.is_none() && p.last_cell != Some(cell) {
+            p.last_cell = Some(cell);
+            let held = p.held;
+            if let Some(r) = self.report(Action::Motion, held, cell, (m.event_x, m.event_y), state) {
+                self.send(&r);
+            }
+        }
+    }
+
+    fn button_release(&mut self, b: &ButtonReleaseEvent) -> Result<(), String> {
+        let state = u16::from(b.state);
+        let p = &mut self.pointer;
+        if p.selecting && b.detail == 1 {
+            p.selecting = false;
+            p.autoscroll = None;
+            match p.selection {
+                // A click without a drag selects nothing (and keeps PRIMARY).
+                Some(_) if !p.moved => p.selection = None,
+                Some(sel) => self.clip.own(&self.x.conn, primary(), sel.text(self.cur.term.screen()), b.time)?,
+                None => {}
+            }
+            self.dirty = true;
+        } else if p.held == Some(b.detail) {
+            p.held = None;
+            let (cell, _) = view_cell(self.cur.term.screen(), self.back, self.cell, b.event_x, b.event_y);
+            if reports(self.cur.term.screen(), state & !keys::SHIFT) && self.cur.ended.is_none() {
+                if let Some(r) = self.report(Action::Release, Some(b.detail), cell, (b.event_x, b.event_y), state) {
+                    self.send(&r);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A paste arrived: it goes to the program (see `mouse::paste_bytes`), and the view to the
+    /// live screen.
+    fn pasted(&mut self, text: &[u8]) {
+        if self.cur.ended.is_none() && !text.is_empty() {
+            let bytes = mouse::paste_bytes(text, self.cur.term.screen().modes());
+            self.send(&bytes);
+            if self.back > 0 {
+                self.back = 0;
+                self.dirty = true;
+            }
+        }
+        self.pacer.key(Instant::now());
+    }
+
+    /// The window shows (again): every pixel is drawn.
+    fn exposed(&mut self) {
+        self.x.mapped = true;
+        self.renderer.invalidate();
+        self.dirty = true;
+    }
+
+    fn focus(&mut self, focused: bool) -> Result<(), String> {
+        self.x.focused = focused;
+        // Focus events (mode 1004) for the programs that asked.
+        if self.cur.term.screen().modes().focus_events && self.cur.ended.is_none() {
+            self.send(if focused { b"\x1b[I" } else { b"\x1b[O" });
+        }
+        if focused && self.x.urgent {
+            self.x.set_urgent(false)?;
+        }
+        Ok(())
+    }
+
+    /// The window has a new size: the shown vty gets the grid that fits (the hidden ones get
+    /// it when the turn ends).
+    fn configured(&mut self, width: u16, height: u16) {
+        self.x.size = (width, height);
+        let (cw, ch) = self.cell;
+        let cols = (width as usize / cw).clamp(1, blitty_vt::term::MAX_COLS.min(self.max_grid.0));
+        let rows = (height as usize / ch).clamp(1, blitty_vt::term::MAX_ROWS.min(self.max_grid.1));
+        if (cols, rows) != (self.cur.term.screen().cols(), self.cur.term.screen().rows()) {
+            self.cur.resize(cols, rows);
+            self.renderer.resize(cols, rows);
+            // The lines were wrapped again: their numbers changed.
+            self.pointer.selection = None;
+        }
+        self.renderer.invalidate();
+        self.dirty = true;
+    }
+
+    /// The shown vty: what waits for it is written (keys go at once, the master does not
+    /// block, not after another turn's poll), and what it wrote is read.
+    fn program_output(&mut self, ev: PollFlags) {
+        self.cur.write();
+        if ev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) && self.cur.read(&mut self.buf) > 0 {
+            let now = Instant::now();
+            self.blink_since = now;
+            self.pacer.output(now);
+            self.dirty = true;
+            // Output shows the live screen again (xterm's scrollTtyOutput).
+            self.back = 0;
+        }
+    }
+
+    /// The hidden vtys: read and parsed, nothing drawn; their answers written.
+    fn hidden_output(&mut self, ready: &[PollFlags]) {
+        for (v, ev) in self.others.iter_mut().zip(ready) {
             v.write();
             if ev.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR) {
-                v.read(&mut buf);
+                v.read(&mut self.buf);
             }
         }
-        for sig in signals.take() {
-            match sig {
-                SIGCHLD => {}
-                other => break 'run 128 + other,
-            }
-        }
-        // Programs that ended: a hidden vty goes; the shown one goes too while there are others
-        // (the next one is shown), and the last one ends the window with its status (`--hold`
-        // keeps it, as xterm's -hold).
+    }
+
+    /// The status to end with when a signal says so.
+    fn signals(&mut self) -> Option<i32> {
+        self.signals.take().into_iter().find(|&sig| sig != SIGCHLD).map(|sig| 128 + sig)
+    }
+
+    /// Programs that ended: a hidden vty goes; the shown one goes too while there are others
+    /// (the next one is shown), and the last one ends the window with its status (`--hold`
+    /// keeps it, as xterm's -hold).
+    fn programs_ended(&mut self) -> Option<i32> {
         let mut i = 0;
-        while i < others.len() {
-            if others[i].reap(&mut buf).is_some() {
-                others.remove(i);
-                if i < at {
-                    at -= 1;
+        while i < self.others.len() {
+            if self.others[i].reap(&mut self.buf).is_some() {
+                self.others.remove(i);
+                if i < self.at {
+                    self.at -= 1;
                 }
             } else {
                 i += 1;
             }
         }
-        if cur.ended.is_none() {
-            if let Some(status) = cur.reap(&mut buf) {
-                dirty = true;
-                if !others.is_empty() {
-                    let next = at.min(others.len() - 1);
-                    cur = others.remove(next);
-                    at = next;
-                    back = 0;
-                    selection = None;
-                    renderer.invalidate();
-                } else if !opts.hold {
-                    break 'run status;
+        if self.cur.ended.is_none() {
+            if let Some(status) = self.cur.reap(&mut self.buf) {
+                self.dirty = true;
+                if !self.others.is_empty() {
+                    let next = self.at.min(self.others.len() - 1);
+                    self.cur = self.others.remove(next);
+                    self.at = next;
+                    self.shown_changed();
+                } else if !self.hold {
+                    return Some(status);
                 }
             }
         }
-        if let Some(n) = switch_to.take().filter(|&n| n != at && n <= others.len()) {
-            show(&mut others, &mut cur, &mut at, n);
-            // The one shown now is drawn whole; the selection was the other's.
-            back = 0;
-            selection = None;
-            renderer.invalidate();
-            dirty = true;
+        None
+    }
+
+    /// Another vty is shown: drawn whole, live; the selection was the other's.
+    fn shown_changed(&mut self) {
+        self.back = 0;
+        self.pointer.selection = None;
+        self.renderer.invalidate();
+        self.dirty = true;
+    }
+
+    /// The vty asked for is shown; each vty's size is the window's (a hidden one resized
+    /// when the window was).
+    fn switch(&mut self) {
+        if let Some(n) = self.switch_to.take().filter(|&n| n != self.at && n <= self.others.len()) {
+            show(&mut self.others, &mut self.cur, &mut self.at, n);
+            self.shown_changed();
         }
-        // Each vty's size is the window's (a hidden one resized when the window was).
-        let (cols, rows) = (cur.term.screen().cols(), cur.term.screen().rows());
-        for v in others.iter_mut().filter(|v| (v.term.screen().cols(), v.term.screen().rows()) != (cols, rows)) {
+        let (cols, rows) = (self.cur.term.screen().cols(), self.cur.term.screen().rows());
+        for v in self.others.iter_mut().filter(|v| (v.term.screen().cols(), v.term.screen().rows()) != (cols, rows)) {
             v.resize(cols, rows);
         }
+    }
 
-        // The bell: the urgency hint while the window does not have the focus (window managers
-        // mark the window or its task), cleared when it gets it, as xterm's bellIsUrgent does.
-        // Any vty's bell: a hidden one's too.
+    /// The bell, any vty's (a hidden one's too): the urgency hint while the window does not
+    /// have the focus (window managers mark the window or its task), cleared when it gets it,
+    /// as xterm's bellIsUrgent does.
+    fn bells(&mut self) -> Result<(), String> {
         let mut rang = false;
-        for v in std::iter::once(&mut cur).chain(others.iter_mut()) {
+        for v in std::iter::once(&mut self.cur).chain(self.others.iter_mut()) {
             rang |= v.term.screen().bells() != v.bells;
             v.bells = v.term.screen().bells();
         }
-        if rang && !focused && !urgent {
-            urgent = true;
-            set_urgent(true)?;
+        if rang && !self.x.focused && !self.x.urgent {
+            self.x.set_urgent(true)?;
         }
-        // The program's clipboard writes (OSC 52), as alacritty and kitty take them: `p` is
-        // PRIMARY, `c` and `s` (and none named) CLIPBOARD. Reads are refused by the engine.
-        if let Some(c) = cur.term.screen_mut().take_clipboard() {
-            let text = String::from_utf8_lossy(&c.text).into_owned();
-            if !text.is_empty() {
-                if c.selections.contains('p') {
-                    clip.own(&conn, primary, text.clone(), x11rb::CURRENT_TIME)?;
-                }
-                if c.selections.is_empty() || c.selections.contains(['c', 's']) {
-                    clip.own(&conn, clip.atoms.clipboard, text, x11rb::CURRENT_TIME)?;
-                }
-            }
+        Ok(())
+    }
+
+    /// The program's clipboard writes (OSC 52), as alacritty and kitty take them: `p` is
+    /// PRIMARY, `c` and `s` (and none named) CLIPBOARD. Reads are refused by the engine.
+    fn clipboard_writes(&mut self) -> Result<(), String> {
+        let Some(c) = self.cur.term.screen_mut().take_clipboard() else { return Ok(()) };
+        let text = String::from_utf8_lossy(&c.text).into_owned();
+        if text.is_empty() {
+            return Ok(());
         }
-        // The selection goes when output writes over it or the screen switches.
-        if let Some(sel) = selection {
-            let screen = cur.term.screen();
+        if c.selections.contains('p') {
+            self.clip.own(&self.x.conn, primary(), text.clone(), x11rb::CURRENT_TIME)?;
+        }
+        if c.selections.is_empty() || c.selections.contains(['c', 's']) {
+            self.clip.own(&self.x.conn, self.clip.atoms.clipboard, text, x11rb::CURRENT_TIME)?;
+        }
+        Ok(())
+    }
+
+    /// The selection goes when output writes over it or the screen switches.
+    fn selection_follows(&mut self) {
+        let screen = self.cur.term.screen();
+        if let Some(sel) = self.pointer.selection {
             let (a, b) = sel.range();
             let live = screen.history_pushed();
             let touched = (0..screen.rows())
                 .any(|y| screen.row_damage(y).is_some() && (a.line..=b.line).contains(&(live + y as u64)));
-            if touched || screen.alternate_screen() != was_alternate {
-                selection = None;
-                dirty = true;
+            if touched || screen.alternate_screen() != self.was_alternate {
+                self.pointer.selection = None;
+                self.dirty = true;
             }
         }
-        was_alternate = cur.term.screen().alternate_screen();
-        // The title, as plain text (OSC 0 and 2), unless --title fixed it.
-        // The title, with which vty is shown when there are several ("[2/3]"): made again
-        // only when the program's title or the vtys changed, not on every turn.
-        let place = (!others.is_empty()).then_some((at + 1, others.len() + 1));
-        if cur.term.screen().title() != title_of.0 || place != title_of.1 {
-            title_of = (cur.term.screen().title().to_string(), place);
-            let title = match (&fixed_title, title_of.0.as_str()) {
-                (Some(t), _) => t.clone(),
-                (None, "") => program.clone(),
-                (None, t) => t.to_string(),
-            };
-            match place {
-                Some((i, n)) => set_title(&format!("{title} [{i}/{n}]"))?,
-                None => set_title(&title)?,
-            }
-        }
-        let now = Instant::now();
-        let shm_busy = shm.as_ref().is_some_and(|s| s.busy);
-        if dirty && mapped && !shm_busy && pacer.due(now) {
-            let screen = cur.term.screen();
-            let top = screen.history_pushed() - back as u64;
-            renderer.set_marks(selection.map(|s| s.marks(screen, top, screen.rows())).unwrap_or_default());
-            let rects = renderer.render_back(cur.term.screen(), back);
-            cur.term.screen_mut().clear_damage();
-            if let (Some(top), Some(bottom)) = (rects.iter().map(|r| r.y).min(), rects.iter().map(|r| r.y + r.h).max())
-            {
-                let fb = &renderer.fb;
-                match shm.as_mut().map(|s| s.put(&target, fb, top, bottom)) {
-                    Some(Ok(())) => {}
-                    Some(Err(_)) => {
-                        // The server would not take the segment: PutImage from now on.
-                        shm = None;
-                        target.put_rows(fb, 0, fb.height)?;
-                    }
-                    None => target.put_rows(fb, top, bottom)?,
-                }
-            }
-            conn.flush().map_err(x_err)?;
-            pacer.sent(now);
-            dirty = false;
-        }
-        let _ = conn.flush();
-    };
-
-    // Every program still running is hung up, as when a terminal closes.
-    for v in std::iter::once(&mut cur).chain(others.iter_mut()) {
-        v.close();
-    }
-    let _ = conn.destroy_window(win);
-    let _ = conn.flush();
-    Ok(exit)
-}
-
-/// Where a virtual terminal's output comes from.
-enum Source {
-    /// A program on a pty of the window's own.
-    Pty(pty::Pty),
-    /// A session of the session server (`--attach`): its frames come on the socket, keys and
-    /// sizes go there (the window is one more client, as `blitty attach` is).
-    Session { stream: std::os::unix::net::UnixStream, frames: blitty_mux::proto::Frames, exit: Option<(i32, String)> },
-}
-
-/// A virtual terminal of the window: a program on a pty (or a session), the engine parsing its
-/// output, the bytes it has not taken yet.
-struct Vty {
-    term: Terminal,
-    src: Source,
-    to_child: Vec<u8>,
-    /// Its pty can still be read.
-    open: bool,
-    /// Its program ended, with this status.
-    ended: Option<i32>,
-    /// The bells of its screen already passed on.
-    bells: u64,
-}
-
-impl Vty {
-    fn start(argv: &[std::ffi::OsString], cols: usize, rows: usize, scrollback: usize) -> std::io::Result<Vty> {
-        let pty = pty::spawn(argv, Size { cols: cols as u16, rows: rows as u16 })?;
-        let term = Terminal::with_scrollback(cols, rows, scrollback);
-        Ok(Vty { term, src: Source::Pty(pty), to_child: Vec::new(), open: true, ended: None, bells: 0 })
+        self.was_alternate = screen.alternate_screen();
     }
 
-    /// Attaches to session `name` of the server on `socket` as a client of `cols` x `rows`.
-    fn attach(
-        socket: &std::path::Path,
-        name: &str,
-        cols: usize,
-        rows: usize,
-        scrollback: usize,
-    ) -> Result<Vty, String> {
-        use blitty_mux::{client, proto};
-        let stream = client::connect(socket, None)?;
-        let req = proto::Request::Attach { name: Some(name.to_string()), cols: cols as u16, rows: rows as u16 };
-        let (stream, frames, first) = client::attach(stream, req)?;
-        let mut v = Vty {
-            term: Terminal::with_scrollback(cols, rows, scrollback),
-            src: Source::Session { stream, frames, exit: None },
-            to_child: Vec::new(),
-            open: true,
-            ended: None,
-            bells: 0,
-        };
-        v.message(first);
-        v.send(&proto::Msg::Resize { cols: cols as u16, rows: rows as u16 });
-        Ok(v)
-    }
-
-    /// A message of the session server.
-    fn message(&mut self, msg: blitty_mux::proto::Msg) {
-        use blitty_mux::proto::Msg;
-        let Source::Session { exit, .. } = &mut self.src else { return };
-        match msg {
-            Msg::Output(bytes) => {
-                self.term.feed(&bytes);
-                // The server's engine answers the program; this one's answers go nowhere.
-                let _ = self.term.take_replies();
-            }
-            Msg::Exit { reason, status } => *exit = Some((status as i32, reason)),
-            Msg::Error(e) => *exit = Some((2, e)),
-            _ => {}
-        }
-    }
-
-    fn send(&mut self, msg: &blitty_mux::proto::Msg) {
-        if let Source::Session { stream, exit, .. } = &mut self.src {
-            if blitty_mux::client::send(stream, msg).is_err() && exit.is_none() {
-                *exit = Some((1, "the blitty server went away".into()));
-            }
-        }
-    }
-
-    /// What the poll waits on.
-    fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
-        match &self.src {
-            Source::Pty(p) => p.master.as_fd(),
-            Source::Session { stream, .. } => stream.as_fd(),
-        }
-    }
-
-    /// Reads what the program wrote (at most 1 MiB a turn, so one flooding vty cannot hold the
-    /// loop) into the engine; its answers are queued. How many bytes.
-    fn read(&mut self, buf: &mut [u8]) -> usize {
-        let pty = match &mut self.src {
-            Source::Pty(p) => p,
-            Source::Session { stream, frames, exit } => {
-                // One read: the poll said there is something (the socket blocks).
-                let n = match std::io::Read::read(stream, buf) {
-                    Ok(0) | Err(_) => {
-                        self.open = false;
-                        exit.get_or_insert((1, "the blitty server went away".into()));
-                        return 0;
-                    }
-                    Ok(n) => n,
-                };
-                frames.push(&buf[..n]);
-                let mut msgs = Vec::new();
-                while let Ok(Some(m)) = frames.next_msg() {
-                    msgs.push(m);
-                }
-                msgs.into_iter().for_each(|m| self.message(m));
-                return n;
-            }
-        };
-        let mut taken = 0;
-        while taken < READ_BUDGET {
-            match rustix::io::read(&pty.master, &mut *buf) {
-                Ok(0) => {
-                    self.open = false;
-                    break;
-                }
-                Ok(n) => {
-                    taken += n;
-                    self.term.feed(&buf[..n]);
-                }
-                Err(Errno::AGAIN) => break,
-                Err(Errno::INTR) => {}
-                Err(_) => {
-                    self.open = false;
-                    break;
-                }
-            }
-        }
-        if taken > 0 {
-            self.to_child.extend_from_slice(&self.term.take_replies());
-        }
-        taken
-    }
-
-    /// Writes what the program has not taken yet, as much as the pty takes now (to a session,
-    /// as one message).
-    fn write(&mut self) {
-        if !self.open || self.to_child.is_empty() {
-            return;
-        }
-        let pty = match &mut self.src {
-            Source::Pty(p) => p,
-            Source::Session { .. } => {
-                // In pieces the server takes (a paste can be larger than one message).
-                let keys = std::mem::take(&mut self.to_child);
-                for piece in keys.chunks(64 * 1024) {
-                    self.send(&blitty_mux::proto::Msg::Input(piece.to_vec()));
-                }
-                return;
-            }
-        };
-        match rustix::io::write(&pty.master, &self.to_child) {
-            Ok(n) => {
-                self.to_child.drain(..n);
-            }
-            Err(Errno::AGAIN) | Err(Errno::INTR) => {}
-            Err(_) => self.to_child.clear(),
-        }
-    }
-
-    /// The program's status if it has ended (what it wrote last is read first); a session's
-    /// when the server said the attachment is over (detached, or the session ended), with why.
-    fn reap(&mut self, buf: &mut [u8]) -> Option<i32> {
-        if self.ended.is_some() {
-            return None;
-        }
-        let status = match &mut self.src {
-            Source::Pty(pty) => {
-                let status = pty.child.try_wait().ok().flatten()?;
-                while let Ok(n @ 1..) = rustix::io::read(&pty.master, &mut *buf) {
-                    self.term.feed(&buf[..n]);
-                }
-                shell_status(status)
-            }
-            Source::Session { exit, .. } => {
-                let (status, reason) = exit.clone()?;
-                eprintln!("blitty window: {}", blitty_mux::names::defanged(&reason));
-                status
-            }
-        };
-        self.open = false;
-        self.ended = Some(status);
-        self.ended
-    }
-
-    fn resize(&mut self, cols: usize, rows: usize) {
-        self.term.resize(cols, rows);
-        let size = Size { cols: cols as u16, rows: rows as u16 };
-        match &mut self.src {
-            Source::Pty(p) => {
-                let _ = p.resize(size);
-            }
-            Source::Session { .. } => self.send(&blitty_mux::proto::Msg::Resize { cols: size.cols, rows: size.rows }),
-        }
-    }
-
-    /// The window closes: a program is hung up (killed if it will not go); a session is left
-    /// running (the window detaches, as a closed terminal does in tmux).
-    fn close(&mut self) {
-        if self.ended.is_some() {
-            return;
-        }
-        if let Source::Pty(p) = &mut self.src {
-            if !p.hang_up(Duration::from_secs(1)) {
-                let _ = p.child.kill();
-                let _ = p.child.wait();
-            }
-        }
-    }
-}
-
-/// Where frames go: the window, its graphics context, and the server's pixel format and
-/// request limit.
-struct Target<'a> {
-    conn: &'a RustConnection,
-    win: u32,
-    gc: u32,
-    depth: u8,
-    big_endian: bool,
-    /// Largest PutImage: the server's limit less the request's header.
-    max_bytes: usize,
-}
-
-impl Target<'_> {
-    /// Sends framebuffer rows `[top, bottom)` in as few PutImage requests as the server takes.
-    fn put_rows(&self, fb: &blitty_pixel::Framebuffer, top: usize, bottom: usize) -> Result<(), String> {
-        let stride = fb.width * 4;
-        let per = (self.max_bytes / stride).max(1);
-        let bottom = bottom.min(fb.height);
-        let mut y = top;
-        let mut data = Vec::new();
-        while y < bottom {
-            let n = per.min(bottom - y);
-            data.resize(n * stride, 0);
-            self.encode(&fb.pixels[y * fb.width..(y + n) * fb.width], &mut data);
-            self.conn
-                .put_image(
-                    ImageFormat::Z_PIXMAP,
-                    self.win,
-                    self.gc,
-                    fb.width as u16,
-                    n as u16,
-                    0,
-                    y as i16,
-                    0,
-                    self.depth,
-                    &data,
-                )
-                .map_err(x_err)?;
-            y += n;
-        }
-        Ok(())
-    }
-
-    /// `pixels` (0xRRGGBB) as the server's 32-bit pixels, into `out` (4 bytes each).
-    fn encode(&self, pixels: &[u32], out: &mut [u8]) {
-        for (dst, p) in out.chunks_exact_mut(4).zip(pixels) {
-            dst.copy_from_slice(&if self.big_endian { p.to_be_bytes() } else { p.to_le_bytes() });
-        }
-    }
-}
-
-/// A MIT-SHM segment shared with the X server (a memfd it maps, SHM 1.2), as large as the
-/// framebuffer; made again when the window grows.
-struct Shm {
-    seg: u32,
-    map: *mut u8,
-    len: usize,
-    /// A ShmPutImage is in flight: the server may still be reading the segment.
-    busy: bool,
-}
-
-impl Shm {
-    /// None when the server has no MIT-SHM 1.2 (fd passing): a remote display.
-    fn available(conn: &RustConnection) -> Option<Shm> {
-        use x11rb::protocol::shm::ConnectionExt as _;
-        let v = conn.shm_query_version().ok()?.reply().ok()?;
-        ((v.major_version, v.minor_version) >= (1, 2)).then_some(Shm {
-            seg: 0,
-            map: std::ptr::null_mut(),
-            len: 0,
-            busy: false,
-        })
-    }
-
-    /// A segment of at least `len` bytes.
-    fn ensure(&mut self, conn: &RustConnection, len: usize) -> Result<(), String> {
-        use x11rb::protocol::shm::ConnectionExt as _;
-        if len <= self.len {
+    /// The title, made again only when the program's title or the vtys changed, not on every
+    /// turn.
+    fn update_title(&mut self) -> Result<(), String> {
+        let place = (!self.others.is_empty()).then_some((self.at + 1, self.others.len() + 1));
+        let t = &mut self.title;
+        if self.cur.term.screen().title() == t.made_of.0 && place == t.made_of.1 {
             return Ok(());
         }
-        self.release(conn);
-        let fd =
-            rustix::fs::memfd_create("blitty-window", rustix::fs::MemfdFlags::CLOEXEC).map_err(|e| e.to_string())?;
-        rustix::fs::ftruncate(&fd, len as u64).map_err(|e| e.to_string())?;
-        // SAFETY: a fresh shared mapping of our own memfd, `len` bytes; it is unmapped only in
-        // `release`, after the server has been told to let go of it.
-        let map = unsafe {
-            rustix::mm::mmap(
-                std::ptr::null_mut(),
-                len,
-                rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
-                rustix::mm::MapFlags::SHARED,
-                &fd,
-                0,
-            )
-        }
-        .map_err(|e| e.to_string())?;
-        let seg = conn.generate_id().map_err(x_err)?;
-        conn.shm_attach_fd(seg, fd, true).map_err(x_err)?;
-        (self.seg, self.map, self.len) = (seg, map.cast(), len);
-        Ok(())
-    }
-
-    fn release(&mut self, conn: &RustConnection) {
-        use x11rb::protocol::shm::ConnectionExt as _;
-        if self.len > 0 {
-            let _ = conn.shm_detach(self.seg);
-            // SAFETY: the mapping made in `ensure`, not used after this.
-            let _ = unsafe { rustix::mm::munmap(self.map.cast(), self.len) };
-            self.len = 0;
+        t.made_of = (self.cur.term.screen().title().to_string(), place);
+        let title = match (&t.fixed, t.made_of.0.as_str()) {
+            (Some(fixed), _) => fixed.clone(),
+            (None, "") => t.program.clone(),
+            (None, program) => program.to_string(),
+        };
+        match place {
+            Some((i, n)) => self.x.set_title(&format!("{title} [{i}/{n}]")),
+            None => self.x.set_title(&title),
         }
     }
 
-    /// Copies framebuffer rows `[top, bottom)` into the segment and shows them with one
-    /// ShmPutImage; the server says when it is done (ShmCompletion).
-    fn put(&mut self, t: &Target, fb: &blitty_pixel::Framebuffer, top: usize, bottom: usize) -> Result<(), String> {
-        use x11rb::protocol::shm::ConnectionExt as _;
-        let bottom = bottom.min(fb.height);
-        if top >= bottom {
+    /// The frame, when the view changed, the window shows, the last frame is done with and the
+    /// pacer lets it go.
+    fn frame(&mut self, now: Instant) -> Result<(), String> {
+        if !self.dirty || !self.x.mapped || self.x.busy() || !self.pacer.due(now) {
             return Ok(());
         }
-        let conn = t.conn;
-        self.ensure(conn, fb.width * fb.height * 4)?;
-        // SAFETY: the segment is at least width * height * 4 bytes (ensure), and the server is
-        // not reading it (no ShmPutImage in flight: `busy` is false).
-        let seg = unsafe { std::slice::from_raw_parts_mut(self.map, self.len) };
-        let (from, to) = (top * fb.width, bottom * fb.width);
-        t.encode(&fb.pixels[from..to], &mut seg[from * 4..to * 4]);
-        conn.shm_put_image(
-            t.win,
-            t.gc,
-            fb.width as u16,
-            fb.height as u16,
-            0,
-            top as u16,
-            fb.width as u16,
-            (bottom - top) as u16,
-            0,
-            top as i16,
-            t.depth,
-            ImageFormat::Z_PIXMAP.into(),
-            true,
-            self.seg,
-            0,
-        )
-        .map_err(x_err)?;
-        self.busy = true;
+        let screen = self.cur.term.screen();
+        let top = screen.history_pushed() - self.back as u64;
+        let marks = self.pointer.selection.map(|s| s.marks(screen, top, screen.rows())).unwrap_or_default();
+        self.renderer.set_marks(marks);
+        let rects = self.renderer.render_back(self.cur.term.screen(), self.back);
+        self.cur.term.screen_mut().clear_damage();
+        if let (Some(top), Some(bottom)) = (rects.iter().map(|r| r.y).min(), rects.iter().map(|r| r.y + r.h).max()) {
+            self.x.put(&self.renderer.fb, top, bottom)?;
+        }
+        self.x.conn.flush().map_err(x_err)?;
+        self.pacer.sent(now);
+        self.dirty = false;
         Ok(())
     }
 }
 
-/// Shows the `n`th of all the vtys (in order: `others[..at]`, the shown `cur`, `others[at..]`):
-/// it changes places with `cur`, which goes back to its own place among the others.
-fn show<T>(others: &mut Vec<T>, cur: &mut T, at: &mut usize, n: usize) {
-    let shown = others.remove(n - (n > *at) as usize);
-    let was = std::mem::replace(cur, shown);
-    others.insert(*at - (n < *at) as usize, was);
-    *at = n;
+fn primary() -> u32 {
+    AtomEnum::PRIMARY.into()
 }
 
 /// How often a selection dragged past the window's edge scrolls the view a line (xterm
@@ -1183,32 +891,8 @@ fn view_cell(
     ((col, row), Pos { line, col: text_col })
 }
 
-/// A paste arrived: it goes to the program (see `mouse::paste_bytes`), and the view to the live
-/// screen.
-fn pasted(
-    to_child: &mut Vec<u8>,
-    text: &[u8],
-    screen: &blitty_vt::Screen,
-    running: bool,
-    back: &mut usize,
-    dirty: &mut bool,
-) {
-    if running && !text.is_empty() {
-        to_child.extend_from_slice(&mouse::paste_bytes(text, screen.modes()));
-        if *back > 0 {
-            *back = 0;
-            *dirty = true;
-        }
-    }
-}
-
 fn pixel_of(c: blitty_vt::Rgb) -> u32 {
     (c[0] as u32) << 16 | (c[1] as u32) << 8 | c[2] as u32
-}
-
-/// WM_NAME is Latin-1: characters past it become '?'.
-fn latin1(text: &str) -> Vec<u8> {
-    text.chars().map(|c| if (c as u32) < 256 { c as u8 } else { b'?' }).collect()
 }
 
 #[cfg(test)]
