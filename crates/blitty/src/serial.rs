@@ -1,5 +1,5 @@
 //! `blitty serial DEVICE`: a serial console (the loop is `blitty_mux::serial_console`), and
-//! `--fastport`, seed 004's conditioning of a port for raw transfers.
+//! `--fastport`, the multi-port serial tuning guide's conditioning of a port for raw transfers.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,4 @@
-/* Seed 003 (standard I/O efficiency): copy standard input to standard output one way.
+/* The stdio efficiency table (standard I/O efficiency): copy standard input to standard output one way.
  * method 0: getc/putc, 1: fgetc/fputc, 2: fgets/fputs (MAXLINE 4096, as the book),
  * 3: read/write with a buffer of `bufsize` bytes. Returns 0, or 2 on an I/O error. */
 #include <stdio.h>

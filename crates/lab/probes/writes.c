@@ -1,4 +1,4 @@
-/* Seed 000 (the 1988 Pcomm screen-write test): write `text` to the terminal on standard
+/* The modem-program post (the 1988 Pcomm screen-write test): write `text` to the terminal on standard
  * output one way, cooked or raw (no OPOST, no ICANON, no ECHO), and measure:
  *   results[0] seconds until the last write returns,
  *   results[1] seconds until the terminal answers a DSR sent after the text (it has then
@@ -6,7 +6,7 @@
  *   results[2] user and results[3] system CPU seconds of the writing.
  * method: 0 setbuf(NULL)+fputc, 1 setbuf(NULL)+putc, 2 setbuf(NULL)+putchar, 3 fputc+fflush,
  *         4 putc+fflush, 5 putchar+fflush, 6 write of 1 byte, 7 fwrite of the whole text
- *         (the control), 8 write of 96 bytes at a time (seed 002's stringstones).
+ *         (the control), 8 write of 96 bytes at a time (the X server charstones's stringstones).
  * Returns 0, or 2 on an error. */
 #include <poll.h>
 #include <stdio.h>

@@ -59,7 +59,7 @@ enum Which {
 pub struct ProbeArgs {
     /// `stdio METHOD [BUFSIZE]`: copy standard input to standard output with getc, fgetc,
     /// fgets, or read with a buffer of BUFSIZE bytes. `writes METHOD cooked|raw TEXT RESULT`:
-    /// write TEXT to the terminal one of seed 000's ways and record what it cost. `flood-echo
+    /// write TEXT to the terminal one of the modem-program post's ways and record what it cost. `flood-echo
     /// FILE`: flood the terminal with FILE and echo keys in its top row.
     #[arg(num_args = 1..)]
     args: Vec<String>,
@@ -95,7 +95,7 @@ pub fn workload(args: WorkloadArgs) -> Result<(), String> {
 pub fn probe(args: ProbeArgs) -> i32 {
     let words: Vec<&str> = args.args.iter().map(String::as_str).collect();
     if let ["writes", method, mode, text, result] = words[..] {
-        // 0..8 are seed 000's methods; 8 writes 96-byte strings (seed 002).
+        // 0..8 are the modem-program post's methods; 8 writes 96-byte strings (the X server charstones).
         let method: Option<usize> = method.parse().ok().filter(|&m| m <= crate::probes::WRITE_METHODS.len());
         let (Some(method), Ok(text)) = (method, std::fs::read(text)) else {
             eprintln!("blitty-lab: probe writes takes METHOD(0-8) cooked|raw TEXTFILE RESULTFILE");

@@ -1,5 +1,5 @@
 //! The multi-port serial receiver that `blitty bench ports` measures: many serial lines in one
-//! thread, seed 004's tuning done with today's calls. It is the lab's because only that bench
+//! thread, the multi-port serial tuning guide's tuning done with today's calls. It is the lab's because only that bench
 //! uses it, in its receiving child process (`blitty-lab probe ports-recv blitty`); blitty itself
 //! reads serial lines through blitty-serial and blitty-mux, not through this receiver.
 //!
@@ -29,7 +29,7 @@ use blitty_serial::settings::{self as serial, Settings};
 
 /// VMIN above 64 makes Linux (5.11 and later, whose tty read copies through a 64-byte
 /// buffer) return at most 64 bytes per read() whatever is waiting: measured here, a raw pty
-/// with 4,000 bytes waiting gave 63 reads at VMIN 255 or 65 and one at VMIN 64. Seed 004's
+/// with 4,000 bytes waiting gave 63 reads at VMIN 255 or 65 and one at VMIN 64. The multi-port serial tuning guide's
 /// VMIN 255 would cost four times the system calls it saves.
 const MAX_VMIN: f64 = 64.0;
 

@@ -1,4 +1,4 @@
-//! `blitty bench ports` (seed 004): many virtual serial lines received at once.
+//! `blitty bench ports` (the multi-port serial tuning guide): many virtual serial lines received at once.
 //!
 //! Each line is a pty pair. The bench holds the masters and plays the far ends: one thread
 //! writes each line's share every 20 ms at baud/10 bytes a second, without blocking; what a
@@ -627,10 +627,10 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
     Ok(Section { name: "ports", markdown: md, json: j })
 }
 
-/// One adapter's receive figures in seed 004: max ports, char/s, effective Kb/s, CPU %.
+/// One adapter's receive figures in the multi-port serial tuning guide: max ports, char/s, effective Kb/s, CPU %.
 type SeedFigures = (u32, u32, f64, u32);
 
-/// Seed 004's receive figures by baud rate, for the 8/16-port, 64-port and 128-port adapters.
+/// The multi-port serial tuning guide's receive figures by baud rate, for the 8/16-port, 64-port and 128-port adapters.
 const SEED_RECEIVE: [(u32, [SeedFigures; 3]); 3] = [
     (9600, [(12, 11_500, 9.6, 96), (20, 19_200, 9.6, 99), (128, 122_700, 9.6, 27)]),
     (19_200, [(6, 11_090, 18.5, 93), (10, 18_000, 18.0, 92), (128, 245_900, 19.2, 39)]),
@@ -638,10 +638,10 @@ const SEED_RECEIVE: [(u32, [SeedFigures; 3]); 3] = [
 ];
 
 fn ports_markdown(r: &Report, command: &str) -> String {
-    let mut s = header("ports: many serial lines received at once (seed 004)", command, false);
+    let mut s = header("ports: many serial lines received at once (the multi-port serial tuning guide)", command, false);
     let _ = writeln!(
         s,
-        "lines: pty pairs; each far end sends baud/10 characters a second in 20 ms bursts without waiting (what a line cannot take is lost), for {} s; {}, stopping at the first count not sustained (bytes lost, an effective baud rate under 95% of the line's, or more than 0.5 s after the end until the receiver had every byte). Characters per second, effective baud and CPU are the steady state: sampled by the receiver at a quarter and at nine tenths of the sending time, while the lines send. Receivers run in their own process; CPU is theirs (user + system, % of one core). blitty: one thread, VMIN/VTIME tuned, an engine and a capture file per line. picocom and tio: one process per line, each with a pty of its own as its terminal (drained and dropped), logging to a capture file; their bytes are what the logs hold, their read() calls and CPU come from /proc. threads 4K: a thread per line, VMIN 1, 4 KiB read()s each written to the capture file (picocom's way, in one process). naive 1-byte: a thread per line, 1-byte read()s into a buffered file (no real program reads so). read() per KB counts every read() call of the trial over the bytes sent. Seed figures: AIX 3.2 on an RS/6000 Model 530, receive, from seed 004's table.  ",
+        "lines: pty pairs; each far end sends baud/10 characters a second in 20 ms bursts without waiting (what a line cannot take is lost), for {} s; {}, stopping at the first count not sustained (bytes lost, an effective baud rate under 95% of the line's, or more than 0.5 s after the end until the receiver had every byte). Characters per second, effective baud and CPU are the steady state: sampled by the receiver at a quarter and at nine tenths of the sending time, while the lines send. Receivers run in their own process; CPU is theirs (user + system, % of one core). blitty: one thread, VMIN/VTIME tuned, an engine and a capture file per line. picocom and tio: one process per line, each with a pty of its own as its terminal (drained and dropped), logging to a capture file; their bytes are what the logs hold, their read() calls and CPU come from /proc. threads 4K: a thread per line, VMIN 1, 4 KiB read()s each written to the capture file (picocom's way, in one process). naive 1-byte: a thread per line, 1-byte read()s into a buffered file (no real program reads so). read() per KB counts every read() call of the trial over the bytes sent. Seed figures: AIX 3.2 on an RS/6000 Model 530, receive, from the multi-port serial tuning guide's table.  ",
         r.seconds,
         if r.quick {
             "quick mode: 115200 baud only, blitty tried at 1000 lines, the others at 4, 16, 64"

@@ -11,7 +11,7 @@ extern "C" {
     fn blitty_probe_stdio(method: c_int, bufsize: c_long) -> c_int;
 }
 
-/// The copy methods of seed 003 (APUE section 5.8 and figure 3.6).
+/// The copy methods of the stdio efficiency table (APUE section 5.8 and figure 3.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Copy {
     GetcPutc,
@@ -68,7 +68,7 @@ extern "C" {
     fn blitty_probe_writes(method: c_int, raw: c_int, text: *const u8, len: c_long, results: *mut f64) -> c_int;
 }
 
-/// The eight ways of seed 000, in its order; the last is the control.
+/// The eight ways of the modem-program post, in its order; the last is the control.
 pub const WRITE_METHODS: [&str; 8] = [
     "setbuf, fputc",
     "setbuf, putc",

@@ -1,4 +1,4 @@
-//! `blitty bench scroll` (seed 001): lines of screen width written with scrolling, and without
+//! `blitty bench scroll` (the syscons console post): lines of screen width written with scrolling, and without
 //! (the cursor homed after each screenful), with OPOST on and off, into each target; presented
 //! (blitty run, tmux, xterm) against hidden (blitty's engine parsing only, the seed's offscreen
 //! vty). Each text is written with one fwrite and timed until the terminal answers a DSR.
@@ -20,7 +20,7 @@ pub struct ScrollRow {
     pub lines_per_s: Result<[f64; 4], String>,
 }
 
-/// `blitty bench scroll` (seed 001): lines of screen width written with scrolling, and
+/// `blitty bench scroll` (the syscons console post): lines of screen width written with scrolling, and
 /// without (cursor home after each screenful), with OPOST on and off, into each target;
 /// presented (blitty run, tmux, xterm) against hidden (blitty's engine parsing only). Each
 /// text is written with one fwrite and timed until the terminal answers a DSR after it.
@@ -86,7 +86,7 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
 }
 
 fn scroll_markdown(lines: usize, rows: &[ScrollRow], command: &str) -> String {
-    let mut s = header("scroll: lines of screen width per second (seed 001)", command, true);
+    let mut s = header("scroll: lines of screen width per second (the syscons console post)", command, true);
     let _ = writeln!(
         s,
         "{lines} lines of 80 characters in one write, timed until the terminal answers a DSR after them; \"no scroll\" homes the cursor after each screenful (24 lines); -opost is stty -opost (the text carries its own CR). \"Hidden\" is blitty's engine parsing with nothing presented (the seed's offscreen vty).  \n"

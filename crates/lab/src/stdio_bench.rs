@@ -1,4 +1,4 @@
-//! `blitty bench stdio` (seed 003, APUE 5.8 and figure 3.6): copying a file from standard
+//! `blitty bench stdio` (the stdio efficiency table, APUE 5.8 and figure 3.6): copying a file from standard
 //! input to standard output (/dev/null) with getc/putc, fgetc/fputc, fgets/fputs, and
 //! read/write with buffers of 1 to 524,288 bytes; user, system and clock seconds and the
 //! read() and write() system calls of each. Each copy runs as its own process (`blitty probe
@@ -173,7 +173,7 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
 }
 
 fn stdio_markdown(r: &Report, command: &str) -> String {
-    let mut s = header("stdio: copying a file to /dev/null (seed 003, APUE figures 3.6 and 5.6)", command, false);
+    let mut s = header("stdio: copying a file to /dev/null (the stdio efficiency table, APUE figures 3.6 and 5.6)", command, false);
     let _ = writeln!(
         s,
         "input: {:.1} MB in {} lines; rows marked * were measured on the first {:.1} MB and scaled up  \n",

@@ -1,4 +1,4 @@
-//! `blitty bench stones` (seed 002): charstones (one character per write()) and stringstones
+//! `blitty bench stones` (the X server charstones): charstones (one character per write()) and stringstones
 //! (a 96-character string per write()) into each target; characters per second, and what the
 //! reading side paid per 1,000 characters (CPU, read() and write() calls): the bench's own
 //! plain reader and hidden engine, `blitty run` (its --stats), and tmux, screen and xterm
@@ -20,7 +20,7 @@ pub struct StonesRow {
     pub results: Vec<Result<(f64, Option<ReaderCost>), String>>,
 }
 
-/// `blitty bench stones` (seed 002): charstones (one character per write()) and stringstones
+/// `blitty bench stones` (the X server charstones): charstones (one character per write()) and stringstones
 /// (a 96-character string per write()) into each target; characters per second, and what the
 /// reading side paid per 1,000 characters (CPU, read() and write() calls) where blitty can
 /// measure it: its own plain reader and hidden engine, and `blitty run` (from its --stats).
@@ -102,7 +102,7 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
 }
 
 fn stones_markdown(sizes: &[usize], rows: &[StonesRow], command: &str) -> String {
-    let mut s = header("stones: charstones and stringstones (seed 002)", command, true);
+    let mut s = header("stones: charstones and stringstones (the X server charstones)", command, true);
     let _ = writeln!(
         s,
         "charstones: {} characters, one per write(); stringstones: {} characters, 96 per write(); raw mode; timed until the terminal answers a DSR after them. The reader's cost is what the terminal side paid per 1,000 characters: for the plain reader and the hidden engine, the bench's own thread; for blitty run, its --stats; for tmux, screen and xterm, their processes (client and server) sampled from /proc every 5 ms, including their start-up.  \n",

@@ -4,7 +4,7 @@
 //! until the terminal answers a DSR sent after the text: that answer comes once the terminal
 //! has *parsed* the text (blitty and tmux answer before they present it), so it measures
 //! parsing, not how fast a screen shows the characters. `bench window` reads the same probe's
-//! record (`write_cost`) for the terminal windows it writes seed 001's lines into.
+//! record (`write_cost`) for the terminal windows it writes the syscons console post's lines into.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -9,7 +9,7 @@
 //!
 //! Also per terminal: its drawings a second and CPU during the floods, key to pixels idle and
 //! during a flood, the X requests it sends per drawing (through the counting proxy,
-//! `crate::xproxy`), and seed 001's lines a second. Driving and watching the windows is in
+//! `crate::xproxy`), and the syscons console post's lines a second. Driving and watching the windows is in
 //! `latency`.
 
 use std::fmt::Write as _;
@@ -187,7 +187,7 @@ pub struct Report {
     /// Per terminal, per file, at 80x24 through the counting proxy: X requests and bytes sent
     /// per drawing, and drawings a second.
     pub requests: Vec<(String, Vec<Result<PerFrame, String>>)>,
-    /// Lines of 80 characters a second, scrolling and homing (seed 001), per terminal, and
+    /// Lines of 80 characters a second, scrolling and homing (the syscons console post), per terminal, and
     /// for blitty window in a hidden vty; and the lines written.
     pub lines: Vec<(String, Lines)>,
     pub lines_written: usize,
@@ -307,7 +307,7 @@ fn on<T>(
     f(xvfb.as_ref().map_err(|e| e.clone())?, &argv?)
 }
 
-/// Seed 001's table for the windows: `lines` lines of 80 characters written with one fwrite
+/// The syscons console post's table for the windows: `lines` lines of 80 characters written with one fwrite
 /// (`blitty-lab probe writes 7`, timed until the terminal answers a DSR after them), scrolling
 /// and with the cursor homed after each screenful, into each terminal at 80x24, and into a
 /// hidden vty of blitty's window.
@@ -564,7 +564,7 @@ fn markdown(r: &Report, command: &str) -> String {
     let _ = writeln!(s, "{t}\n");
     let _ = writeln!(
         s,
-        "Seed 001's table for the windows: {} lines of 80 characters in one write (`blitty-lab probe writes 7`), timed until the terminal answers a DSR after them, scrolling, and with the cursor homed after each screenful (24 lines), at 80x24. \"Hidden vty\" writes into the first of two vtys of one blitty window while the second is shown (opened with Ctrl-Shift-T): parsing only, the seed's offscreen vty. The seed's syscons scrolls 50,000 lines/s.\n",
+        "The syscons console post's table for the windows: {} lines of 80 characters in one write (`blitty-lab probe writes 7`), timed until the terminal answers a DSR after them, scrolling, and with the cursor homed after each screenful (24 lines), at 80x24. \"Hidden vty\" writes into the first of two vtys of one blitty window while the second is shown (opened with Ctrl-Shift-T): parsing only, the seed's offscreen vty. The seed's syscons scrolls 50,000 lines/s.\n",
         r.lines_written
     );
     let mut t = Table::new();

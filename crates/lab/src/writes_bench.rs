@@ -1,4 +1,4 @@
-//! `blitty bench writes` (seed 000, the 1988 Pcomm test): the 16 ways of writing characters
+//! `blitty bench writes` (the modem-program post, the 1988 Pcomm test): the 16 ways of writing characters
 //! (cooked or raw, times eight methods) into each target terminal, for a 4 KB text like the
 //! original's and a 1 MB one. A Linux pty takes about 18 KB before its writer blocks, so a
 //! 4 KB write returns before the terminal has seen it: each method is timed both until the
@@ -83,7 +83,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(&str)) -> Result<Vec<Table>,
     Ok(tables)
 }
 
-/// Seed 000's figures, characters per second: (method, console at 9600 baud, tty000 at 9600).
+/// The modem-program post's figures, characters per second: (method, console at 9600 baud, tty000 at 9600).
 pub const SEED_CPS: [(&str, f64, f64); 16] = [
     ("cooked, setbuf, fputc", 137.4, 708.8),
     ("cooked, setbuf, putc", 136.2, 719.0),
@@ -151,7 +151,7 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
 }
 
 fn writes_markdown(tables: &[Table], command: &str) -> String {
-    let mut s = header("writes: the 16 ways of writing characters (seed 000)", command, true);
+    let mut s = header("writes: the 16 ways of writing characters (the modem-program post)", command, true);
     let _ = writeln!(
         s,
         "\"real, returned\" is until the last write returns; \"real, processed\" is until the terminal answers a DSR sent after the text, which is what the seed asks (how fast the screen takes characters written this way); CPS uses it. A pty holds about 18 KB unread, so a 4 KB text returns at once whatever the terminal. Cooked counts the CR that OPOST adds to each NL.  \n"

@@ -416,7 +416,7 @@ impl Server {
 
     /// Reads the serial lines no client shows, if their time has come: on a clock (the time a
     /// quarter of a 4 KiB line buffer takes to fill at the line's rate, 10 to 100 ms), not on
-    /// every character (seed 004: 1,000 lines at 115,200 baud woke the server some 50,000
+    /// every character (the multi-port serial tuning guide: 1,000 lines at 115,200 baud woke the server some 50,000
     /// times a second, each turn polling every line). A shown line is polled as it comes, so
     /// what the user types is echoed at once.
     fn sweep(&mut self, shown: &[u64]) {

@@ -1,10 +1,11 @@
 //! # blitty-pixel: the engine's screen drawn into a shadow framebuffer
 //!
-//! Seed 001's design for a console on a bitmap display: the screen image is kept in fast
-//! memory (a [`Framebuffer`] of 32-bit pixels), only damaged cells are drawn again, a
-//! full-screen scroll moves the buffer's rows instead of drawing glyphs again, and whatever
-//! shows the buffer (a PNG file here; an X11 window or a Linux framebuffer later) copies the
-//! damaged rectangles in large chunks. No I/O but writing a PNG.
+//! The syscons console post's design for a console on a bitmap display: the screen image is
+//! kept in fast memory (a [`Framebuffer`] of 32-bit pixels), only damaged cells are drawn
+//! again, a full-screen scroll moves the buffer's rows instead of drawing glyphs again, and
+//! whatever shows the buffer (the X11 window and the framebuffer console in `blitty-window`, a
+//! PNG here) copies the damaged rectangles in large chunks. Its only I/O is writing a PNG and
+//! asking fontconfig for fonts: it knows no pty, socket or window.
 //!
 //! - **Glyphs** come from a real monospace font (DejaVu Sans Mono by default, found through
 //!   fontconfig's `fc-match`), rasterised once per character and face into a cache of at most

@@ -3,7 +3,7 @@
 //! - [`programs`] finds a program on PATH, and starts tmux and GNU screen as the host of a
 //!   command, each on a server of its own;
 //! - [`pty`] runs a program on a pty whose master the bench reads;
-//! - [`texts`] makes the texts several experiments write (flood files, seed 001's lines), and
+//! - [`texts`] makes the texts several experiments write (flood files, the syscons console post's lines), and
 //!   the shell script that times writing one;
 //! - [`xvfb`] is the benches' X server, and starts terminals on it;
 //! - [`procs`] reads another process's CPU time and resident memory from /proc;

@@ -1,5 +1,5 @@
 //! The texts several experiments write, made the same way wherever they are written so that
-//! their figures can be set side by side: the flood files `cat` writes, seed 001's lines, and
+//! their figures can be set side by side: the flood files `cat` writes, the syscons console post's lines, and
 //! the shell script that times a `cat` as the writer sees it.
 
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ pub(crate) fn flood_files(
     Ok((plain, colour))
 }
 
-/// Seed 001's text: `lines` lines of 80 characters, scrolling or with the cursor homed after
+/// The syscons console post's text: `lines` lines of 80 characters, scrolling or with the cursor homed after
 /// each screenful of 24. With OPOST the kernel turns \n into \r\n; without it the text carries
 /// the \r itself.
 pub(crate) fn lines_text(lines: usize, scroll: bool, opost: bool) -> Vec<u8> {

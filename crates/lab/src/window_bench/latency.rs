@@ -1,6 +1,6 @@
 //! The X side of `blitty bench window`, driving and watching a terminal's window: key to pixels
 //! (the time from a key sent with XTEST to the X server having the terminal's drawing of its
-//! echo, idle and during a flood), a vty hidden behind a second for seed 001's lines, and the
+//! echo, idle and during a flood), a vty hidden behind a second for the syscons console post's lines, and the
 //! window's drawings counted during a flood (`DamageCounter`).
 //!
 //! How, idle: each terminal runs `cat` on its pty (the echo is the line discipline's, the same
@@ -265,7 +265,7 @@ pub fn key_during_flood(argv: &[String], display: &str, rows: u16, n: usize) -> 
 
 /// Runs blitty's window `argv`, whose program waits for FIFO `go` to be opened and closed,
 /// hides that vty behind a second (Ctrl-Shift-T, as a user opens one), lets the program go
-/// and waits (at most `timeout`) for file `done` to appear: seed 001's offscreen vty.
+/// and waits (at most `timeout`) for file `done` to appear: the syscons console post's offscreen vty.
 pub fn in_hidden_vty(argv: &[String], display: &str, go: &Path, done: &Path, timeout: Duration) -> Result<(), String> {
     let t = Driven::start(argv, display)?;
     t.quiet(Duration::from_millis(300))?;
