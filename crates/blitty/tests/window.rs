@@ -777,3 +777,162 @@ fn vim_in_the_window_edits_and_saves_a_file_and_its_end_closes_the_window() {
     assert_eq!(saved, "first line\nsecond typed\n", "what vim saved");
     assert_eq!(status.and_then(|s| s.code()), Some(0), "the window ends with vim's status");
 }
+
+/// Serves `text` as `selection` with xclip in the foreground for one paste: the child ends
+/// once the paste has been taken whole.
+fn xclip_once(x: &Xvfb, selection: &str, text: &[u8]) -> Child {
+    let mut c = Command::new("xclip")
+        .args(["-i", "-selection", selection, "-quiet", "-loops", "1"])
+        .env("DISPLAY", &x.display)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("xclip");
+    std::io::Write::write_all(c.stdin.as_mut().unwrap(), text).unwrap();
+    drop(c.stdin.take());
+    c
+}
+
+/// Waits until `c` ends (30 s at most): whether it did.
+fn ended(c: &mut Child) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if c.try_wait().unwrap().is_some() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = c.kill();
+    let _ = c.wait();
+    false
+}
+
+/// A process stopped (SIGSTOP) until dropped (SIGCONT), even when the test fails meanwhile.
+struct Stopped(i32);
+
+impl Stopped {
+    fn new(pid: i32) -> Stopped {
+        let pid = rustix::process::Pid::from_raw(pid).expect("a pid");
+        rustix::process::kill_process(pid, rustix::process::Signal::STOP).expect("SIGSTOP");
+        Stopped(pid.as_raw_nonzero().get())
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        if let Some(pid) = rustix::process::Pid::from_raw(self.0) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::CONT);
+        }
+    }
+}
+
+/// A child killed when dropped (a test that fails leaves no window behind).
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn an_attached_window_keeps_going_while_the_server_reads_nothing_and_refuses_a_paste_past_its_bound() {
+    let x = Xvfb::start();
+    let dir = Scratch::new("window-stall-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let _servers = Servers(dir.path());
+    let out = Scratch::new("window-stall.out");
+    let env = [("XDG_RUNTIME_DIR", dir.to_str().unwrap()), ("XDG_CONFIG_HOME", dir.to_str().unwrap())];
+    let script = format!("stty raw -echo; exec cat > {}", out.display());
+    let new =
+        Command::new(BLITTY).args(["new", "-d", "-s", "stall", "--", "sh", "-c", &script]).envs(env).output().unwrap();
+    assert!(new.status.success(), "{}", String::from_utf8_lossy(&new.stderr));
+    let (conn, screen_num) = x11rb::connect(Some(&x.display)).unwrap();
+    let root = conn.setup().roots[screen_num].root;
+    let mut blitty = Killed(
+        Command::new(BLITTY)
+            .args(["window", "--size", "40x8", "--font-size", "10", "--attach", "stall"])
+            .envs(env)
+            .env("DISPLAY", &x.display)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    wait_until(|| blitty_window(&conn, root).is_some());
+    let win = blitty_window(&conn, root).expect("the window");
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    conn.flush().unwrap();
+    tap(&conn, keycode(&conn, 0x78));
+    wait_until(|| std::fs::read(&out).unwrap_or_default() == b"x");
+    assert_eq!(std::fs::read(&out).unwrap_or_default(), b"x", "the session's program reads what is typed");
+
+    // The server stops reading (stopped), and a paste far larger than a socket holds is made.
+    let pgrep = Command::new("pgrep").args(["-f", &format!("server --socket {}/", dir.display())]).output().unwrap();
+    let pids: Vec<i32> = String::from_utf8_lossy(&pgrep.stdout).lines().filter_map(|l| l.trim().parse().ok()).collect();
+    assert_eq!(pids.len(), 1, "one session server: {pids:?}");
+    let stopped = Stopped::new(pids[0]);
+    let owner = |conn: &RustConnection| {
+        let clipboard = conn.intern_atom(false, b"CLIPBOARD").unwrap().reply().unwrap().atom;
+        conn.get_selection_owner(clipboard).unwrap().reply().unwrap().owner
+    };
+    let (ctrl, shift) = (keycode(&conn, 0xffe3), keycode(&conn, 0xffe1));
+    let paste: Vec<u8> = (0..900_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+    let mut xclip = xclip_once(&x, "clipboard", &paste);
+    wait_until(|| owner(&conn) != x11rb::NONE);
+    chord(&conn, &[ctrl, shift, keycode(&conn, 0x76)]);
+    assert!(ended(&mut xclip), "the window did not take the paste");
+    // The window goes on: the focus taken away, its cursor is drawn as an outline.
+    let (pw, ph) = {
+        let g = conn.get_geometry(win).unwrap().reply().unwrap();
+        (g.width, g.height)
+    };
+    let focused = pixels(&conn, win, pw, ph);
+    conn.set_input_focus(InputFocus::POINTER_ROOT, x11rb::NONE, x11rb::CURRENT_TIME).unwrap();
+    conn.flush().unwrap();
+    let mut unfocused = Vec::new();
+    wait_until(|| {
+        unfocused = pixels(&conn, win, pw, ph);
+        !unfocused.is_empty() && unfocused != focused
+    });
+    assert!(unfocused != focused, "the window stopped drawing while the server read nothing");
+
+    // A paste larger than what may wait for the session: refused, and the window says so.
+    let big: Vec<u8> = (0..2_000_000u32).map(|i| b'A' + (i % 26) as u8).collect();
+    conn.set_input_focus(InputFocus::POINTER_ROOT, win, x11rb::CURRENT_TIME).unwrap();
+    conn.flush().unwrap();
+    let mut focused = Vec::new();
+    wait_until(|| {
+        focused = pixels(&conn, win, pw, ph);
+        !focused.is_empty() && focused != unfocused
+    });
+    let mut xclip = xclip_once(&x, "clipboard", &big);
+    wait_until(|| owner(&conn) != x11rb::NONE);
+    chord(&conn, &[ctrl, shift, keycode(&conn, 0x76)]);
+    assert!(ended(&mut xclip), "the window did not take the large paste");
+    let mut noted = Vec::new();
+    wait_until(|| {
+        noted = pixels(&conn, win, pw, ph);
+        !noted.is_empty() && noted != focused
+    });
+    assert!(noted != focused, "no message in the window for the refused paste");
+
+    // The server reads again: the first paste arrives whole, the refused one not at all.
+    drop(stopped);
+    tap(&conn, keycode(&conn, 0x7a));
+    let mut want = b"x".to_vec();
+    want.extend_from_slice(&paste);
+    want.push(b'z');
+    wait_until(|| std::fs::metadata(&out).is_ok_and(|m| m.len() >= want.len() as u64));
+    let got = std::fs::read(&out).unwrap_or_default();
+    assert!(got == want, "the program read {} bytes, {} expected", got.len(), want.len());
+    chord(&conn, &[ctrl, keycode(&conn, 0x5d)]);
+    tap(&conn, keycode(&conn, 0x64));
+    assert!(ended(&mut blitty.0), "the window did not end on detach");
+    let mut err = String::new();
+    std::io::Read::read_to_string(blitty.0.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(err.contains("not sent"), "{err}");
+    let _ = Command::new(BLITTY).args(["kill", "stall"]).envs(env).status();
+}

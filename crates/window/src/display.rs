@@ -1,5 +1,6 @@
 //! The X side of the window: the connection, the window and its properties, the frames put
-//! into it (MIT-SHM on this machine's server, PutImage elsewhere).
+//! into it (MIT-SHM on this machine's server, PutImage elsewhere), and the notices drawn over
+//! them by the server itself.
 
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::protocol::xproto::{
@@ -40,6 +41,11 @@ pub struct Display {
     pub focused: bool,
     /// The urgency hint is set (the bell rang while the window did not have the focus).
     pub urgent: bool,
+    /// The graphics context of notices and its font's ascent; None until the first notice,
+    /// Some(None) when the server has no "fixed" font.
+    notice: Option<Option<(u32, i16)>>,
+    /// Notices are drawn in the screen's colours swapped: (text, background).
+    notice_colours: (u32, u32),
 }
 
 /// The connection to the X server named by DISPLAY, refused unless its screen takes the
@@ -68,13 +74,13 @@ fn atom(conn: &RustConnection, name: &[u8]) -> Result<u32, String> {
 }
 
 impl Display {
-    /// Makes the window (`width` x `height` pixels, `bg` the screen's default background as a
-    /// pixel).
+    /// Makes the window, `width` x `height` pixels (`fg` and `bg`: the screen's default
+    /// colours as pixels, for its background and the notices).
     pub fn create(
         conn: RustConnection,
         screen_num: usize,
         (width, height): (u16, u16),
-        bg: u32,
+        (fg, bg): (u32, u32),
     ) -> Result<Display, String> {
         let setup = conn.setup();
         let screen = &setup.roots[screen_num];
@@ -120,6 +126,8 @@ impl Display {
             mapped: false,
             focused: false,
             urgent: false,
+            notice: None,
+            notice_colours: (bg, fg),
         };
         d.set_urgent(false)?;
         d.conn.create_gc(gc, win, &CreateGCAux::new()).map_err(x_err)?;
@@ -176,6 +184,34 @@ impl Display {
             }
             None => self.target.put_rows(&self.conn, fb, top, bottom),
         }
+    }
+
+    /// Draws `text` over the top of the window, in the server's "fixed" font (every X server
+    /// has it built in): a line the window says without touching the screen of any vty, drawn
+    /// again after each frame while it lasts. Nothing is drawn if the server has no such font.
+    pub fn draw_notice(&mut self, text: &str) -> Result<(), String> {
+        if self.notice.is_none() {
+            self.notice = Some(self.notice_gc());
+        }
+        let Some(Some((gc, ascent))) = self.notice else {
+            return Ok(());
+        };
+        let mut line = latin1(&format!(" {text} "));
+        // ImageText8 carries at most 255 characters; the window's edge cuts the rest anyway.
+        line.truncate(255);
+        self.conn.image_text8(self.win, gc, 0, ascent, &line).map_err(x_err)?;
+        Ok(())
+    }
+
+    fn notice_gc(&self) -> Option<(u32, i16)> {
+        let conn = &self.conn;
+        let font = conn.generate_id().ok()?;
+        conn.open_font(font, b"fixed").ok()?.check().ok()?;
+        let ascent = conn.query_font(font).ok()?.reply().ok()?.font_ascent;
+        let gc = conn.generate_id().ok()?;
+        let (fg, bg) = self.notice_colours;
+        conn.create_gc(gc, self.win, &CreateGCAux::new().font(font).foreground(fg).background(bg)).ok()?;
+        Some((gc, ascent))
     }
 
     /// The window goes (the vtys are closed first: the server's answer is not waited for).

@@ -47,6 +47,7 @@ use mouse::{Action, Clicks, Selection, Unit};
 use vty::{show, Vty};
 
 pub use keys::{encode, Keyboard, Press};
+pub use vty::SESSION_QUEUE;
 
 pub struct Options {
     pub argv: Vec<OsString>,
@@ -70,6 +71,9 @@ pub const MAX_SIDE: usize = 16384;
 /// The most virtual terminals one window holds (each is a program and a screen with its
 /// scrollback; tmux has no limit, but a window's tabs past a few dozen are a mistake).
 pub const MAX_VTYS: usize = 64;
+
+/// How long a notice stays over the window (the session server shows its own as long).
+const NOTICE_FOR: Duration = Duration::from_secs(3);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -160,6 +164,8 @@ struct Window {
     /// The cursor's look drawn (off in its blink, hollow), and since when it has blinked.
     look: (bool, bool),
     blink_since: Instant,
+    /// A notice over the window, and until when.
+    notice: Option<(String, Instant)>,
 }
 
 impl Window {
@@ -197,9 +203,10 @@ impl Window {
             None => Vty::start(&opts.argv, opts.cols, opts.rows, opts.scrollback)
                 .map_err(|e| format!("cannot start {program}: {e}"))?,
         };
-        let bg = pixel_of(blitty_vt::Palette::default().background);
+        let palette = blitty_vt::Palette::default();
+        let colours = (pixel_of(palette.foreground), pixel_of(palette.background));
         let size = ((opts.cols * cw) as u16, (opts.rows * ch) as u16);
-        let x = Display::create(conn, screen_num, size, bg)?;
+        let x = Display::create(conn, screen_num, size, colours)?;
         x.set_title(opts.title.as_deref().unwrap_or(&program))?;
         x.map()?;
         let clip = Clipboard::new(&x.conn, x.win)?;
@@ -227,6 +234,7 @@ impl Window {
             was_alternate: false,
             look: (false, false),
             blink_since: Instant::now(),
+            notice: None,
             x,
         })
     }
@@ -259,7 +267,7 @@ impl Window {
     }
 
     /// What changes with the clock alone: the cursor's blink, a selection scrolling the view
-    /// while the pointer is past an edge.
+    /// while the pointer is past an edge, a notice's end.
     fn clocks(&mut self, now: Instant) {
         let active = self.x.focused && self.cur.ended.is_none();
         let (off, _) = cursor_blink(self.cur.term.screen().modes(), active, self.blink_since, now);
@@ -283,6 +291,12 @@ impl Window {
                 self.pointer.autoscroll = Some((dir, x, now + AUTOSCROLL));
             }
         }
+        if self.notice.as_ref().is_some_and(|(_, until)| now >= *until) {
+            // The renderer's pixels under it are shown again, all of them.
+            self.notice = None;
+            self.renderer.invalidate();
+            self.dirty = true;
+        }
     }
 
     /// When the loop must wake if nothing else wakes it.
@@ -294,6 +308,9 @@ impl Window {
         }
         if let Some((_, _, next)) = self.pointer.autoscroll.filter(|_| self.pointer.selecting) {
             wake.at(next);
+        }
+        if let Some((_, until)) = &self.notice {
+            wake.at(*until);
         }
         // While a ShmPutImage is in flight its completion event wakes the loop.
         if self.dirty && self.x.mapped && !self.x.busy() {
@@ -386,9 +403,22 @@ impl Window {
         Ok(None)
     }
 
-    /// Bytes for the shown vty's program.
+    /// Bytes for the shown vty's program; what it refuses (a session that does not read) is
+    /// said in a notice.
     fn send(&mut self, bytes: &[u8]) {
-        self.cur.input(bytes);
+        if let Err(why) = self.cur.input(bytes) {
+            self.notify(why);
+        }
+    }
+
+    /// Shows `text` over the window for NOTICE_FOR, and says it on the standard error (once
+    /// while it shows: keys refused one by one say it once).
+    fn notify(&mut self, text: String) {
+        if self.notice.is_none() {
+            eprintln!("blitty window: {text}");
+        }
+        self.notice = Some((text, Instant::now() + NOTICE_FOR));
+        self.dirty = true;
     }
 
     fn key(&mut self, k: &KeyPressEvent) -> Result<(), String> {
@@ -823,6 +853,9 @@ impl Window {
         self.cur.term.screen_mut().clear_damage();
         if let (Some(top), Some(bottom)) = (rects.iter().map(|r| r.y).min(), rects.iter().map(|r| r.y + r.h).max()) {
             self.x.put(&self.renderer.fb, top, bottom)?;
+        }
+        if let Some((text, _)) = &self.notice {
+            self.x.draw_notice(text)?;
         }
         self.x.conn.flush().map_err(x_err)?;
         self.pacer.sent(now);

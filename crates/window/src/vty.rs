@@ -2,9 +2,11 @@
 //! of a session server the window is attached to, with the engine parsing what it shows.
 
 use std::os::fd::AsFd;
+use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use blitty_mux::proto::{self, Msg};
+use blitty_os::output::Output;
 use blitty_os::pty::{self, Size};
 use blitty_os::status::shell_status;
 use blitty_vt::Terminal;
@@ -15,13 +17,79 @@ use rustix::io::Errno;
 /// frame are looked at again.
 const READ_BUDGET: usize = 128 << 10;
 
+/// Bytes of keys, pastes and sizes that may wait for the session server to read them: 1 MiB,
+/// as much as the server itself lets wait for a program
+/// ([`blitty_mux::queue::PROGRAM_INPUT_LIMIT`]). A server that reads nothing costs the window
+/// this much memory, never its keys, its frames or its other vtys; what would pass the bound
+/// (a larger paste, or keys while the queue is full) is refused whole and the window says so,
+/// as the server says so of a paste past its own bound.
+pub const SESSION_QUEUE: usize = 1 << 20;
+
+/// Keys and pastes go to a session in messages of at most this many bytes (a paste is larger
+/// than one message the server takes).
+const INPUT_PIECE: usize = 64 << 10;
+
 /// Where a virtual terminal's output comes from.
 enum Source {
     /// A program on a pty of the window's own.
     Pty(pty::Pty),
     /// A session of the session server (`--attach`): its frames come on the socket, keys and
     /// sizes go there (the window is one more client, as `blitty attach` is).
-    Session { stream: std::os::unix::net::UnixStream, frames: proto::Frames, exit: Option<(i32, String)> },
+    Session(Session),
+}
+
+/// The window's end of an attachment.
+struct Session {
+    /// The server's socket, non-blocking both ways, and the messages waiting to be written to
+    /// it: a server that stops reading must not stop the window.
+    out: Output<UnixStream>,
+    frames: proto::Frames,
+    /// The attachment is over (detached, the session ended, the server went away), with why.
+    exit: Option<(i32, String)>,
+    /// A size the queue had no room for, sent once it has (a later size replaces it).
+    size: Option<(u16, u16)>,
+}
+
+const GONE: &str = "the blitty server went away";
+
+impl Session {
+    /// Queues encoded messages if they fit under SESSION_QUEUE with what already waits.
+    fn queue(&mut self, msgs: &[u8]) -> bool {
+        let unsent = self.out.unsent().len();
+        if unsent + msgs.len() > SESSION_QUEUE {
+            return false;
+        }
+        // What was written stays in the buffer until all of it is: once it is as large as the
+        // bound it is dropped, so that a server that keeps up but never quite catches up does
+        // not make the buffer grow without end.
+        if self.out.queue().len() - unsent >= SESSION_QUEUE {
+            let rest = self.out.unsent().to_vec();
+            self.out.discard();
+            self.out.queue().extend_from_slice(&rest);
+        }
+        self.out.queue().extend_from_slice(msgs);
+        true
+    }
+
+    /// Writes as much as the server takes now, then the size that waited for room.
+    fn flush(&mut self) {
+        if !self.out.flush() {
+            self.exit.get_or_insert((1, GONE.into()));
+            return;
+        }
+        if let Some((cols, rows)) = self.size {
+            let mut msg = Vec::new();
+            proto::encode(&Msg::Resize { cols, rows }, &mut msg);
+            if self.queue(&msg) {
+                self.size = None;
+                self.out.flush();
+            }
+        }
+    }
+
+    fn wants_out(&self) -> bool {
+        !self.out.idle() || self.size.is_some()
+    }
 }
 
 /// A virtual terminal of the window: a program on a pty (or a session), the engine parsing its
@@ -29,8 +97,9 @@ enum Source {
 pub struct Vty {
     pub term: Terminal,
     src: Source,
+    /// What the program has not taken yet (a pty's; a session's waits in its queue).
     to_child: Vec<u8>,
-    /// Its pty can still be read.
+    /// Its pty (or socket) can still be read.
     pub open: bool,
     /// Its program ended, with this status.
     pub ended: Option<i32>,
@@ -57,22 +126,25 @@ impl Vty {
         let stream = client::connect(socket, None)?;
         let req = proto::Request::Attach { name: Some(name.to_string()), cols: cols as u16, rows: rows as u16 };
         let (stream, frames, first) = client::attach(stream, req)?;
+        stream.set_nonblocking(true).map_err(|e| format!("the blitty server's socket: {e}"))?;
+        let session = Session { out: Output::new(stream), frames, exit: None, size: None };
         let mut v = Vty {
             term: Terminal::with_scrollback(cols, rows, scrollback),
-            src: Source::Session { stream, frames, exit: None },
+            src: Source::Session(session),
             to_child: Vec::new(),
             open: true,
             ended: None,
             bells: 0,
         };
         v.message(first);
-        v.send(&Msg::Resize { cols: cols as u16, rows: rows as u16 });
+        v.resize(cols, rows);
+        v.write();
         Ok(v)
     }
 
     /// A message of the session server.
     fn message(&mut self, msg: Msg) {
-        let Source::Session { exit, .. } = &mut self.src else {
+        let Source::Session(s) = &mut self.src else {
             return;
         };
         match msg {
@@ -81,17 +153,9 @@ impl Vty {
                 // The server's engine answers the program; this one's answers go nowhere.
                 let _ = self.term.take_replies();
             }
-            Msg::Exit { reason, status } => *exit = Some((status as i32, reason)),
-            Msg::Error(e) => *exit = Some((2, e)),
+            Msg::Exit { reason, status } => s.exit = Some((status as i32, reason)),
+            Msg::Error(e) => s.exit = Some((2, e)),
             _ => {}
-        }
-    }
-
-    fn send(&mut self, msg: &Msg) {
-        if let Source::Session { stream, exit, .. } = &mut self.src {
-            if blitty_mux::client::send(stream, msg).is_err() && exit.is_none() {
-                *exit = Some((1, "the blitty server went away".into()));
-            }
         }
     }
 
@@ -99,22 +163,52 @@ impl Vty {
     pub fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
         match &self.src {
             Source::Pty(p) => p.master.as_fd(),
-            Source::Session { stream, .. } => stream.as_fd(),
+            Source::Session(s) => s.out.fd.as_fd(),
         }
     }
 
     /// What the poll waits for: output, and room for what waits to be written.
     pub fn events(&self) -> PollFlags {
-        if self.to_child.is_empty() {
-            PollFlags::IN
-        } else {
+        let out = match &self.src {
+            Source::Pty(_) => !self.to_child.is_empty(),
+            Source::Session(s) => s.wants_out(),
+        };
+        if out {
             PollFlags::IN | PollFlags::OUT
+        } else {
+            PollFlags::IN
         }
     }
 
-    /// Bytes for the program: keys, mouse reports, focus events, a paste.
-    pub fn input(&mut self, bytes: &[u8]) {
-        self.to_child.extend_from_slice(bytes);
+    /// Bytes for the program: keys, mouse reports, focus events, a paste. A session's wait in
+    /// its queue; what does not fit is refused whole, and why is returned.
+    pub fn input(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let s = match &mut self.src {
+            Source::Pty(_) => {
+                self.to_child.extend_from_slice(bytes);
+                return Ok(());
+            }
+            Source::Session(s) => s,
+        };
+        if !self.open || s.exit.is_some() {
+            return Ok(());
+        }
+        let mut msgs = Vec::with_capacity(bytes.len() + 64);
+        for piece in bytes.chunks(INPUT_PIECE) {
+            proto::encode(&Msg::Input(piece.to_vec()), &mut msgs);
+        }
+        if s.queue(&msgs) {
+            return Ok(());
+        }
+        let kib = SESSION_QUEUE >> 10;
+        Err(if msgs.len() > SESSION_QUEUE {
+            format!("a paste of {} bytes was not sent: at most {kib} KiB may wait for the session", bytes.len())
+        } else {
+            format!(
+                "{} bytes typed or pasted were not sent: the session is not reading them (at most {kib} KiB wait for it)",
+                bytes.len()
+            )
+        })
     }
 
     /// Reads what the program wrote (at most READ_BUDGET a turn, so one flooding vty cannot
@@ -122,7 +216,7 @@ impl Vty {
     pub fn read(&mut self, buf: &mut [u8]) -> usize {
         match &mut self.src {
             Source::Pty(_) => self.read_pty(buf),
-            Source::Session { .. } => self.read_session(buf),
+            Source::Session(_) => self.read_session(buf),
         }
     }
 
@@ -155,52 +249,54 @@ impl Vty {
         taken
     }
 
-    /// One read of the server's socket (the poll said there is something: the socket
-    /// blocks), its messages taken.
+    /// One read of the server's socket (the poll said there is something), its messages taken.
     fn read_session(&mut self, buf: &mut [u8]) -> usize {
-        let Source::Session { stream, frames, exit } = &mut self.src else {
+        let Source::Session(s) = &mut self.src else {
             return 0;
         };
-        let n = match std::io::Read::read(stream, buf) {
-            Ok(0) | Err(_) => {
+        let n = match std::io::Read::read(&mut &s.out.fd, buf) {
+            Ok(0) => {
                 self.open = false;
-                exit.get_or_insert((1, "the blitty server went away".into()));
+                s.exit.get_or_insert((1, GONE.into()));
                 return 0;
             }
             Ok(n) => n,
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted) => return 0,
+            Err(_) => {
+                self.open = false;
+                s.exit.get_or_insert((1, GONE.into()));
+                return 0;
+            }
         };
-        frames.push(&buf[..n]);
+        s.frames.push(&buf[..n]);
         let mut msgs = Vec::new();
-        while let Ok(Some(m)) = frames.next_msg() {
+        while let Ok(Some(m)) = s.frames.next_msg() {
             msgs.push(m);
         }
         msgs.into_iter().for_each(|m| self.message(m));
         n
     }
 
-    /// Writes what the program has not taken yet, as much as the pty takes now (to a session,
-    /// as messages).
+    /// Writes what the program has not taken yet, as much as the pty (or the server's socket)
+    /// takes now.
     pub fn write(&mut self) {
-        if !self.open || self.to_child.is_empty() {
+        if !self.open {
             return;
         }
-        let pty = match &mut self.src {
-            Source::Pty(p) => p,
-            Source::Session { .. } => {
-                // In pieces the server takes (a paste can be larger than one message).
-                let keys = std::mem::take(&mut self.to_child);
-                for piece in keys.chunks(64 * 1024) {
-                    self.send(&Msg::Input(piece.to_vec()));
+        match &mut self.src {
+            Source::Pty(pty) => {
+                if self.to_child.is_empty() {
+                    return;
                 }
-                return;
+                match rustix::io::write(&pty.master, &self.to_child) {
+                    Ok(n) => {
+                        self.to_child.drain(..n);
+                    }
+                    Err(Errno::AGAIN) | Err(Errno::INTR) => {}
+                    Err(_) => self.to_child.clear(),
+                }
             }
-        };
-        match rustix::io::write(&pty.master, &self.to_child) {
-            Ok(n) => {
-                self.to_child.drain(..n);
-            }
-            Err(Errno::AGAIN) | Err(Errno::INTR) => {}
-            Err(_) => self.to_child.clear(),
+            Source::Session(s) => s.flush(),
         }
     }
 
@@ -218,8 +314,8 @@ impl Vty {
                 }
                 shell_status(status)
             }
-            Source::Session { exit, .. } => {
-                let (status, reason) = exit.clone()?;
+            Source::Session(s) => {
+                let (status, reason) = s.exit.clone()?;
                 eprintln!("blitty window: {}", blitty_mux::names::defanged(&reason));
                 status
             }
@@ -236,20 +332,29 @@ impl Vty {
             Source::Pty(p) => {
                 let _ = p.resize(size);
             }
-            Source::Session { .. } => self.send(&Msg::Resize { cols: size.cols, rows: size.rows }),
+            Source::Session(s) => {
+                // Queued when the flush after the turn's events finds room.
+                s.size = Some((size.cols, size.rows));
+            }
         }
     }
 
     /// The window closes: a program is hung up (killed if it will not go); a session is left
-    /// running (the window detaches, as a closed terminal does in tmux).
+    /// running (the window detaches, as a closed terminal does in tmux), with what the server
+    /// takes at once of what waited for it.
     pub fn close(&mut self) {
         if self.ended.is_some() {
             return;
         }
-        if let Source::Pty(p) = &mut self.src {
-            if !p.hang_up(Duration::from_secs(1)) {
-                let _ = p.child.kill();
-                let _ = p.child.wait();
+        match &mut self.src {
+            Source::Pty(p) => {
+                if !p.hang_up(Duration::from_secs(1)) {
+                    let _ = p.child.kill();
+                    let _ = p.child.wait();
+                }
+            }
+            Source::Session(s) => {
+                s.out.flush();
             }
         }
     }
