@@ -778,6 +778,75 @@ fn vim_in_the_window_edits_and_saves_a_file_and_its_end_closes_the_window() {
     assert_eq!(status.and_then(|s| s.code()), Some(0), "the window ends with vim's status");
 }
 
+/// Cell rows `0..rows` of `pixels` (a window `pw` pixels wide, its rows `ch` pixels high):
+/// whether each has a pixel other than `bg`.
+fn inked_rows(pixels: &[u32], pw: usize, ch: usize, rows: usize, bg: u32) -> Vec<bool> {
+    (0..rows).map(|r| pixels.get(r * ch * pw..(r + 1) * ch * pw).is_some_and(|p| p.iter().any(|&c| c != bg))).collect()
+}
+
+#[test]
+fn a_synchronized_update_is_shown_whole_never_half_drawn() {
+    // Six rounds, each an update (mode 2026) that clears the screen and fills it with a letter
+    // in two halves, 50 ms apart (well within the 150 ms a frame is held), then 300 ms shown
+    // whole. The test reads the window's pixels every few milliseconds meanwhile: no frame may
+    // show a round's top half drawn and its bottom half blank. The rounds start when the test
+    // is reading. The program is bash waiting with its own `read -t` on a FIFO that nothing
+    // writes, not `sleep`: a fork and an exec on a loaded machine could take longer than the
+    // hold.
+    let x = Xvfb::start();
+    let (flag, fifo, file) =
+        (Scratch::new("window-sync.flag"), Scratch::new("window-sync.fifo"), Scratch::new("window-sync.sh"));
+    let row = |y: usize, c: char| format!("\\033[{y};1H{}", c.to_string().repeat(40));
+    let mut program = format!(
+        "mkfifo {fifo}; exec 3<>{fifo}\nprintf '\\033[?25l'\nwhile [ ! -e {flag} ]; do read -t 0.02 <&3; done\n",
+        fifo = fifo.display(),
+        flag = flag.display()
+    );
+    let mut shown = b"\x1b[?25l".to_vec();
+    for c in ['A', 'B', 'C', 'D', 'E', 'F'] {
+        let top: String = (1..=4).map(|y| row(y, c)).collect();
+        let bottom: String = (5..=8).map(|y| row(y, c)).collect();
+        program += &format!(
+            "printf '\\033[?2026h\\033[H\\033[2J{top}'; read -t 0.05 <&3\nprintf '{bottom}\\033[?2026l'; read -t 0.3 <&3\n"
+        );
+        shown.extend_from_slice(
+            format!("\x1b[?2026h\x1b[H\x1b[2J{top}{bottom}\x1b[?2026l").replace("\\033", "\x1b").as_bytes(),
+        );
+    }
+    program += "exec cat > /dev/null\n";
+    std::fs::write(&file, program).unwrap();
+    let script = format!("exec bash {}", file.display());
+    let (conn, _root, mut blitty, win) = window(&x, &script);
+    let (pw, ph, last) = common::replay_png(BLITTY, &shown, 40, 8, &["--font-size", "10"]);
+    let (_, _, blank) = common::replay_png(BLITTY, b"\x1b[?25l", 40, 8, &["--font-size", "10"]);
+    let (bg, ch) = (blank[0], ph / 8);
+    std::fs::write(&flag, b"").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (mut samples, mut got, mut torn) = (0usize, Vec::new(), None);
+    while Instant::now() < deadline {
+        got = pixels(&conn, win, pw as u16, ph as u16);
+        samples += 1;
+        let inked = inked_rows(&got, pw, ch, 8, bg);
+        if inked[..4].iter().any(|&i| i) && !inked[4..].iter().any(|&i| i) {
+            torn = Some(inked);
+            break;
+        }
+        if got == last {
+            break;
+        }
+        // Room for the window and the X server on a machine of two cores.
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = blitty.kill();
+    let _ = blitty.wait();
+    let summary = |p: &[u32]| {
+        let inked = inked_rows(p, pw, ch, 8, bg);
+        inked.iter().map(|&i| if i { '#' } else { '.' }).collect::<String>()
+    };
+    assert!(torn.is_none(), "sample {samples} showed a half-drawn update (rows inked: {})", summary(&got));
+    assert!(got == last, "the last round never showed whole after {samples} samples (rows inked: {})", summary(&got));
+}
+
 /// Serves `text` as `selection` with xclip in the foreground for one paste: the child ends
 /// once the paste has been taken whole.
 fn xclip_once(x: &Xvfb, selection: &str, text: &[u8]) -> Child {

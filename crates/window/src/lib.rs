@@ -72,6 +72,10 @@ pub const MAX_SIDE: usize = 16384;
 /// scrollback; tmux has no limit, but a window's tabs past a few dozen are a mistake).
 pub const MAX_VTYS: usize = 64;
 
+/// How long a frame may be held back while the shown program is in a synchronized update
+/// (`blitty run`'s limit): a program that never ends its update still gets its screen shown.
+pub const SYNC_LIMIT: Duration = Duration::from_millis(150);
+
 /// How long a notice stays over the window (the session server shows its own as long).
 const NOTICE_FOR: Duration = Duration::from_secs(3);
 
@@ -164,6 +168,8 @@ struct Window {
     /// The cursor's look drawn (off in its blink, hollow), and since when it has blinked.
     look: (bool, bool),
     blink_since: Instant,
+    /// When the shown program's synchronized update was first seen (None: not in one).
+    sync_since: Option<Instant>,
     /// A notice over the window, and until when.
     notice: Option<(String, Instant)>,
 }
@@ -234,6 +240,7 @@ impl Window {
             was_alternate: false,
             look: (false, false),
             blink_since: Instant::now(),
+            sync_since: None,
             notice: None,
             x,
         })
@@ -314,7 +321,11 @@ impl Window {
         }
         // While a ShmPutImage is in flight its completion event wakes the loop.
         if self.dirty && self.x.mapped && !self.x.busy() {
-            wake.at(self.pacer.due_at(now));
+            // A frame held for a synchronized update waits for the hold's limit or the
+            // program's next output (which may end the update), not for the pacer's time
+            // (already past: the loop would wake at once, again and again).
+            let held_until = self.sync_since.map(|t| t + SYNC_LIMIT).filter(|&t| t > now);
+            wake.at(held_until.unwrap_or_else(|| self.pacer.due_at(now)));
         }
         wake
     }
@@ -750,10 +761,12 @@ impl Window {
         None
     }
 
-    /// Another vty is shown: drawn whole, live; the selection was the other's.
+    /// Another vty is shown: drawn whole, live; the selection and the update waited for
+    /// were the other's.
     fn shown_changed(&mut self) {
         self.back = 0;
         self.pointer.selection = None;
+        self.sync_since = None;
         self.renderer.invalidate();
         self.dirty = true;
     }
@@ -839,10 +852,22 @@ impl Window {
         }
     }
 
-    /// The frame, when the view changed, the window shows, the last frame is done with and the
-    /// pacer lets it go.
+    /// Whether the frame waits for the shown program's synchronized update (mode 2026): from
+    /// the turn that first sees the update, for at most SYNC_LIMIT.
+    fn held(&mut self, now: Instant) -> bool {
+        if !self.cur.synchronized() {
+            self.sync_since = None;
+            return false;
+        }
+        let since = *self.sync_since.get_or_insert(now);
+        now.duration_since(since) < SYNC_LIMIT
+    }
+
+    /// The frame, when the view changed, the window shows, the last frame is done with, no
+    /// synchronized update holds it and the pacer lets it go.
     fn frame(&mut self, now: Instant) -> Result<(), String> {
-        if !self.dirty || !self.x.mapped || self.x.busy() || !self.pacer.due(now) {
+        let held = self.held(now);
+        if !self.dirty || !self.x.mapped || self.x.busy() || held || !self.pacer.due(now) {
             return Ok(());
         }
         let screen = self.cur.term.screen();

@@ -159,6 +159,12 @@ impl Vty {
         }
     }
 
+    /// Whether the frame waits for the program: it is in a synchronized update (mode 2026). A
+    /// session's frames come whole from the server: they never wait.
+    pub fn synchronized(&self) -> bool {
+        matches!(self.src, Source::Pty(_)) && self.term.screen().modes().synchronized_output
+    }
+
     /// What the poll waits on.
     pub fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
         match &self.src {
