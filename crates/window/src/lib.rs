@@ -1,21 +1,51 @@
-//! `blitty window`: blitty's own terminal window on X11, the syscons console post's console on a bitmap
-//! display. The program runs on a pty; its output is parsed by the engine; the pixel renderer
-//! keeps the screen as a shadow framebuffer in memory, drawing only the damaged cells (a
-//! full-screen scroll moves the buffer's rows); at most `hz` times a second the band of rows
-//! that changed goes to the X server: with MIT-SHM (the server on this machine), copied into a
-//! shared memory segment and shown with one ShmPutImage, the next frame waiting for the
-//! server's completion event; without it (a remote display), in PutImage requests, split only
-//! where the server's request limit says so. A window that is not mapped (minimised, on another
-//! desktop) presents nothing; the engine goes on parsing.
+//! `blitty window`, blitty's own terminal window on X11 (the syscons console post's console on
+//! a bitmap display), and `framebuffer.rs`, the display of `blitty console` (a client of the
+//! session server drawn on a Linux framebuffer, a `blitty_mux::client::Surface`). They are the
+//! two displays that draw with the pixel renderer, kept here so that the core links no font
+//! rasteriser and no X client.
 //!
-//! The loop has the shape of blitty's other loops (`blitty_os::event`): one poll over the X
-//! connection, the program's pty and the signals, frames paced by `blitty_os::pace::Pacer`.
+//! A window shows one virtual terminal (vty) at a time: the program it was started with, on a
+//! pty of its own, or (`--attach`) a session of the session server, whose frames it takes as
+//! one more client, as `blitty attach` does (the server's status row and prefix keys
+//! included). Ctrl-Shift-T opens more vtys, each running the user's shell (at most
+//! [`MAX_VTYS`]); the hidden ones are read and parsed, never drawn (`vty.rs`). The shown vty's
+//! screen is kept by the pixel renderer as a shadow framebuffer in memory, drawing only the
+//! damaged cells (a full-screen scroll moves the buffer's rows); at most `hz` times a second
+//! the band of rows that changed goes to the X server (`display.rs`): with MIT-SHM (a server
+//! on this machine), copied into a shared memory segment and shown with one ShmPutImage, the
+//! next frame waiting for the server's completion event; without it (a remote display), in
+//! PutImage requests, split only where the server's request limit says so. A window that is
+//! not mapped (minimised, on another desktop) presents nothing; the engine goes on parsing.
+//! While the shown program is in a synchronized update (mode 2026) its frame waits for the
+//! update's end, at most [`SYNC_LIMIT`], as `blitty run`'s does.
 //!
-//! Keys (`keys.rs`) are read from the X server's keyboard map (core protocol: the keysym of a
-//! key with Shift, CapsLock and NumLock taken into account) and encoded as xterm encodes them.
-//! The mouse (`mouse.rs`) selects text or is reported to the program that asked; selections
-//! are X's PRIMARY and CLIPBOARD (`clipboard.rs`).
-//! Not yet: xkbcommon (dead keys, compose), virtual terminals and `--attach` (see the README).
+//! The loop (`Window`) has the shape of blitty's other loops (`blitty_os::event`): one poll
+//! over the X connection, the vtys' ptys (or the server's socket) and the signals, a handler
+//! for each, frames paced by `blitty_os::pace::Pacer`. What a program or the session server
+//! has not taken yet waits in a queue until the poll says there is room: neither can stop
+//! the window by not reading.
+//!
+//! Keys (`keys.rs`) go through xkbcommon's keymap of the layout the X server names, and its
+//! compose table for dead keys and Compose (libxkbcommon is loaded when the window starts;
+//! without it, the server's core keyboard map), and are encoded as xterm encodes them. The
+//! mouse (`mouse.rs`) selects text or is reported to the program that asked; selections are
+//! X's PRIMARY and CLIPBOARD, which the programs' OSC 52 writes set too (`clipboard.rs`).
+//!
+//! What it does not do:
+//! - Other displays than X11 (Wayland only through XWayland), or an X screen other than 24-bit
+//!   colour at 32 bits a pixel (refused when the window starts).
+//! - Input methods (XIM, IBus, fcitx): only what the keymap and the compose table give arrives.
+//! - Serve a selection larger than one X request (no INCR on that side: the asker is refused),
+//!   take a paste past 16 MiB (the rest is dropped), or let more than [`SESSION_QUEUE`] wait
+//!   for an attached session (a paste or keys that would pass it are refused whole, and the
+//!   window says so in a notice: a line over its top, in the X server's own "fixed" font, for
+//!   a few seconds).
+//! - Answer a program's clipboard read (OSC 52 queries are refused by the engine).
+//! - Run anything but the shell in a new vty, or keep a program running once the window is
+//!   closed (each is hung up, as xterm's are); an attached session is left running.
+//! - Show an attached session's history: Shift-PageUp pages through the lines the window's
+//!   engine kept of the server's frames; the session's own history is the server's scrollback
+//!   mode.
 
 mod clipboard;
 mod display;
