@@ -17,7 +17,9 @@
 //! PutImage requests, split only where the server's request limit says so. A window that is
 //! not mapped (minimised, on another desktop) presents nothing; the engine goes on parsing.
 //! While the shown program is in a synchronized update (mode 2026) its frame waits for the
-//! update's end, at most [`SYNC_LIMIT`], as `blitty run`'s does.
+//! update's end, at most [`SYNC_LIMIT`], as every pane's does: each vty is the core's pane
+//! (`blitty_mux::pane::Pane`: its engine, what waits for the program, its bell, clipboard and
+//! hold), as `blitty run`'s and every session's.
 //!
 //! The loop (`Window`) has the shape of blitty's other loops (`blitty_os::event`): one poll
 //! over the X connection, the vtys' ptys (or the server's socket) and the signals, a handler
@@ -102,9 +104,9 @@ pub const MAX_SIDE: usize = 16384;
 /// scrollback; tmux has no limit, but a window's tabs past a few dozen are a mistake).
 pub const MAX_VTYS: usize = 64;
 
-/// How long a frame may be held back while the shown program is in a synchronized update
-/// (`blitty run`'s limit): a program that never ends its update still gets its screen shown.
-pub const SYNC_LIMIT: Duration = Duration::from_millis(150);
+/// How long a frame may be held back while the shown program is in a synchronized update: the
+/// core's limit, the same for every pane.
+pub use blitty_mux::pane::SYNC_LIMIT;
 
 /// How long a notice stays over the window (the session server shows its own as long).
 const NOTICE_FOR: Duration = Duration::from_secs(3);
@@ -198,8 +200,6 @@ struct Window {
     /// The cursor's look drawn (off in its blink, hollow), and since when it has blinked.
     look: (bool, bool),
     blink_since: Instant,
-    /// When the shown program's synchronized update was first seen (None: not in one).
-    sync_since: Option<Instant>,
     /// A notice over the window, and until when.
     notice: Option<(String, Instant)>,
 }
@@ -270,7 +270,6 @@ impl Window {
             was_alternate: false,
             look: (false, false),
             blink_since: Instant::now(),
-            sync_since: None,
             notice: None,
             x,
         })
@@ -307,7 +306,7 @@ impl Window {
     /// while the pointer is past an edge, a notice's end.
     fn clocks(&mut self, now: Instant) {
         let active = self.x.focused && self.cur.ended.is_none();
-        let (off, _) = cursor_blink(self.cur.term.screen().modes(), active, self.blink_since, now);
+        let (off, _) = cursor_blink(self.cur.pane.term.screen().modes(), active, self.blink_since, now);
         if (off, !self.x.focused) != self.look {
             self.look = (off, !self.x.focused);
             self.renderer.set_cursor(off, !self.x.focused);
@@ -315,7 +314,7 @@ impl Window {
         }
         if let Some((dir, x, at)) = self.pointer.autoscroll.filter(|_| self.pointer.selecting) {
             if now >= at {
-                let screen = self.cur.term.screen();
+                let screen = self.cur.pane.term.screen();
                 self.back =
                     if dir < 0 { (self.back + 1).min(screen.history_len()) } else { self.back.saturating_sub(1) };
                 let y = if dir < 0 { 0 } else { ((screen.rows() - 1) * self.cell.1) as i16 };
@@ -340,7 +339,7 @@ impl Window {
     fn wake_at(&self, now: Instant) -> Wake {
         let mut wake = Wake::default();
         let active = self.x.focused && self.cur.ended.is_none();
-        if let (_, Some(next)) = cursor_blink(self.cur.term.screen().modes(), active, self.blink_since, now) {
+        if let (_, Some(next)) = cursor_blink(self.cur.pane.term.screen().modes(), active, self.blink_since, now) {
             wake.at(next);
         }
         if let Some((_, _, next)) = self.pointer.autoscroll.filter(|_| self.pointer.selecting) {
@@ -354,7 +353,7 @@ impl Window {
             // A frame held for a synchronized update waits for the hold's limit or the
             // program's next output (which may end the update), not for the pacer's time
             // (already past: the loop would wake at once, again and again).
-            let held_until = self.sync_since.map(|t| t + SYNC_LIMIT).filter(|&t| t > now);
+            let held_until = self.cur.pane.sync_until().filter(|&t| t > now);
             wake.at(held_until.unwrap_or_else(|| self.pacer.due_at(now)));
         }
         wake
@@ -484,7 +483,7 @@ impl Window {
         }
         // Shift-PageUp and Shift-PageDown page through the scrollback (the alternate screen
         // has none: they go to the program there).
-        let screen = self.cur.term.screen();
+        let screen = self.cur.pane.term.screen();
         if state & keys::SHIFT != 0 && matches!(sym, 0xff55 | 0xff56) && !screen.alternate_screen() {
             let page = screen.rows();
             self.back = if sym == 0xff55 {
@@ -515,7 +514,7 @@ impl Window {
         // pastes PRIMARY (xterm's, and the desktop terminals' keys).
         if ctrl_shift && matches!(sym, 0x43 | 0x63) {
             if let Some(sel) = self.pointer.selection {
-                let text = sel.text(self.cur.term.screen());
+                let text = sel.text(self.cur.pane.term.screen());
                 self.clip.own(&self.x.conn, self.clip.atoms.clipboard, text, time)?;
             }
             return Ok(true);
@@ -535,7 +534,7 @@ impl Window {
         let count = self.others.len() + 1;
         if ctrl_shift && matches!(sym, 0x54 | 0x74) {
             if count < MAX_VTYS {
-                let (cols, rows) = (self.cur.term.screen().cols(), self.cur.term.screen().rows());
+                let (cols, rows) = (self.cur.pane.term.screen().cols(), self.cur.pane.term.screen().rows());
                 match Vty::start(std::slice::from_ref(&self.shell), cols, rows, self.scrollback) {
                     Ok(v) => {
                         self.others.insert(self.at, v);
@@ -570,14 +569,14 @@ impl Window {
     ) -> Option<Vec<u8>> {
         let px = (x.max(0) as usize, y.max(0) as usize);
         let (alt, ctrl) = (state & keys::ALT != 0, state & keys::CONTROL != 0);
-        mouse::report(self.cur.term.screen().modes(), action, button, cell, px, alt, ctrl)
+        mouse::report(self.cur.pane.term.screen().modes(), action, button, cell, px, alt, ctrl)
     }
 
     fn button_press(&mut self, b: &ButtonPressEvent) -> Result<(), String> {
         let state = u16::from(b.state);
-        let (cell, at) = view_cell(self.cur.term.screen(), self.back, self.cell, b.event_x, b.event_y);
+        let (cell, at) = view_cell(self.cur.pane.term.screen(), self.back, self.cell, b.event_x, b.event_y);
         // The mouse is the program's when it asked for it, unless Shift is held.
-        if reports(self.cur.term.screen(), state) && self.cur.ended.is_none() {
+        if reports(self.cur.pane.term.screen(), state) && self.cur.ended.is_none() {
             if let Some(r) = self.report(Action::Press, Some(b.detail), cell, (b.event_x, b.event_y), state) {
                 self.send(&r);
                 self.pacer.key(Instant::now());
@@ -588,7 +587,7 @@ impl Window {
             self.pointer.last_cell = Some(cell);
             return Ok(());
         }
-        let screen = self.cur.term.screen();
+        let screen = self.cur.pane.term.screen();
         match b.detail {
             1 => {
                 let unit = self.pointer.clicks.press(Instant::now(), at);
@@ -623,8 +622,8 @@ impl Window {
 
     fn motion(&mut self, m: &MotionNotifyEvent) {
         let state = u16::from(m.state);
-        let (cell, at) = view_cell(self.cur.term.screen(), self.back, self.cell, m.event_x, m.event_y);
-        let screen = self.cur.term.screen();
+        let (cell, at) = view_cell(self.cur.pane.term.screen(), self.back, self.cell, m.event_x, m.event_y);
+        let screen = self.cur.pane.term.screen();
         let p = &mut self.pointer;
         if p.selecting {
             if let Some(sel) = p.selection.as_mut() {
@@ -665,14 +664,14 @@ impl Window {
             match p.selection {
                 // A click without a drag selects nothing (and keeps PRIMARY).
                 Some(_) if !p.moved => p.selection = None,
-                Some(sel) => self.clip.own(&self.x.conn, primary(), sel.text(self.cur.term.screen()), b.time)?,
+                Some(sel) => self.clip.own(&self.x.conn, primary(), sel.text(self.cur.pane.term.screen()), b.time)?,
                 None => {}
             }
             self.dirty = true;
         } else if p.held == Some(b.detail) {
             p.held = None;
-            let (cell, _) = view_cell(self.cur.term.screen(), self.back, self.cell, b.event_x, b.event_y);
-            if reports(self.cur.term.screen(), state & !keys::SHIFT) && self.cur.ended.is_none() {
+            let (cell, _) = view_cell(self.cur.pane.term.screen(), self.back, self.cell, b.event_x, b.event_y);
+            if reports(self.cur.pane.term.screen(), state & !keys::SHIFT) && self.cur.ended.is_none() {
                 if let Some(r) = self.report(Action::Release, Some(b.detail), cell, (b.event_x, b.event_y), state) {
                     self.send(&r);
                 }
@@ -685,7 +684,7 @@ impl Window {
     /// live screen.
     fn pasted(&mut self, text: &[u8]) {
         if self.cur.ended.is_none() && !text.is_empty() {
-            let bytes = mouse::paste_bytes(text, self.cur.term.screen().modes());
+            let bytes = mouse::paste_bytes(text, self.cur.pane.term.screen().modes());
             self.send(&bytes);
             if self.back > 0 {
                 self.back = 0;
@@ -705,7 +704,7 @@ impl Window {
     fn focus(&mut self, focused: bool) -> Result<(), String> {
         self.x.focused = focused;
         // Focus events (mode 1004) for the programs that asked.
-        if self.cur.term.screen().modes().focus_events && self.cur.ended.is_none() {
+        if self.cur.pane.term.screen().modes().focus_events && self.cur.ended.is_none() {
             self.send(if focused { b"\x1b[I" } else { b"\x1b[O" });
         }
         if focused && self.x.urgent {
@@ -721,7 +720,7 @@ impl Window {
         let (cw, ch) = self.cell;
         let cols = (width as usize / cw).clamp(1, blitty_vt::term::MAX_COLS.min(self.max_grid.0));
         let rows = (height as usize / ch).clamp(1, blitty_vt::term::MAX_ROWS.min(self.max_grid.1));
-        if (cols, rows) != (self.cur.term.screen().cols(), self.cur.term.screen().rows()) {
+        if (cols, rows) != (self.cur.pane.term.screen().cols(), self.cur.pane.term.screen().rows()) {
             self.cur.resize(cols, rows);
             self.renderer.resize(cols, rows);
             // The lines were wrapped again: their numbers changed.
@@ -796,7 +795,6 @@ impl Window {
     fn shown_changed(&mut self) {
         self.back = 0;
         self.pointer.selection = None;
-        self.sync_since = None;
         self.renderer.invalidate();
         self.dirty = true;
     }
@@ -808,8 +806,12 @@ impl Window {
             show(&mut self.others, &mut self.cur, &mut self.at, n);
             self.shown_changed();
         }
-        let (cols, rows) = (self.cur.term.screen().cols(), self.cur.term.screen().rows());
-        for v in self.others.iter_mut().filter(|v| (v.term.screen().cols(), v.term.screen().rows()) != (cols, rows)) {
+        let (cols, rows) = (self.cur.pane.term.screen().cols(), self.cur.pane.term.screen().rows());
+        for v in self
+            .others
+            .iter_mut()
+            .filter(|v| (v.pane.term.screen().cols(), v.pane.term.screen().rows()) != (cols, rows))
+        {
             v.resize(cols, rows);
         }
     }
@@ -820,8 +822,8 @@ impl Window {
     fn bells(&mut self) -> Result<(), String> {
         let mut rang = false;
         for v in std::iter::once(&mut self.cur).chain(self.others.iter_mut()) {
-            rang |= v.term.screen().bells() != v.bells;
-            v.bells = v.term.screen().bells();
+            rang |= v.pane.term.screen().bells() != v.bells;
+            v.bells = v.pane.term.screen().bells();
         }
         if rang && !self.x.focused && !self.x.urgent {
             self.x.set_urgent(true)?;
@@ -832,7 +834,7 @@ impl Window {
     /// The program's clipboard writes (OSC 52), as alacritty and kitty take them: `p` is
     /// PRIMARY, `c` and `s` (and none named) CLIPBOARD. Reads are refused by the engine.
     fn clipboard_writes(&mut self) -> Result<(), String> {
-        let Some(c) = self.cur.term.screen_mut().take_clipboard() else { return Ok(()) };
+        let Some(c) = self.cur.pane.term.screen_mut().take_clipboard() else { return Ok(()) };
         let text = String::from_utf8_lossy(&c.text).into_owned();
         if text.is_empty() {
             return Ok(());
@@ -848,7 +850,7 @@ impl Window {
 
     /// The selection goes when output writes over it or the screen switches.
     fn selection_follows(&mut self) {
-        let screen = self.cur.term.screen();
+        let screen = self.cur.pane.term.screen();
         if let Some(sel) = self.pointer.selection {
             let (a, b) = sel.range();
             let live = screen.history_pushed();
@@ -867,10 +869,10 @@ impl Window {
     fn update_title(&mut self) -> Result<(), String> {
         let place = (!self.others.is_empty()).then_some((self.at + 1, self.others.len() + 1));
         let t = &mut self.title;
-        if self.cur.term.screen().title() == t.made_of.0 && place == t.made_of.1 {
+        if self.cur.pane.term.screen().title() == t.made_of.0 && place == t.made_of.1 {
             return Ok(());
         }
-        t.made_of = (self.cur.term.screen().title().to_string(), place);
+        t.made_of = (self.cur.pane.term.screen().title().to_string(), place);
         let title = match (&t.fixed, t.made_of.0.as_str()) {
             (Some(fixed), _) => fixed.clone(),
             (None, "") => t.program.clone(),
@@ -882,15 +884,10 @@ impl Window {
         }
     }
 
-    /// Whether the frame waits for the shown program's synchronized update (mode 2026): from
-    /// the turn that first sees the update, for at most SYNC_LIMIT.
+    /// Whether the frame waits for the shown program's synchronized update (mode 2026), as
+    /// every pane's frames do (see `Pane::sync_hold`).
     fn held(&mut self, now: Instant) -> bool {
-        if !self.cur.synchronized() {
-            self.sync_since = None;
-            return false;
-        }
-        let since = *self.sync_since.get_or_insert(now);
-        now.duration_since(since) < SYNC_LIMIT
+        self.cur.held(now).is_some()
     }
 
     /// The frame, when the view changed, the window shows, the last frame is done with, no
@@ -900,12 +897,12 @@ impl Window {
         if !self.dirty || !self.x.mapped || self.x.busy() || held || !self.pacer.due(now) {
             return Ok(());
         }
-        let screen = self.cur.term.screen();
+        let screen = self.cur.pane.term.screen();
         let top = screen.history_pushed() - self.back as u64;
         let marks = self.pointer.selection.map(|s| s.marks(screen, top, screen.rows())).unwrap_or_default();
         self.renderer.set_marks(marks);
-        let rects = self.renderer.render_back(self.cur.term.screen(), self.back);
-        self.cur.term.screen_mut().clear_damage();
+        let rects = self.renderer.render_back(self.cur.pane.term.screen(), self.back);
+        self.cur.pane.term.screen_mut().clear_damage();
         if let (Some(top), Some(bottom)) = (rects.iter().map(|r| r.y).min(), rects.iter().map(|r| r.y + r.h).max()) {
             self.x.put(&self.renderer.fb, top, bottom)?;
         }

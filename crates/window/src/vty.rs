@@ -5,6 +5,7 @@ use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
+use blitty_mux::pane::Pane;
 use blitty_mux::proto::{self, Msg};
 use blitty_os::output::Output;
 use blitty_os::pty::{self, Size};
@@ -16,6 +17,9 @@ use rustix::io::Errno;
 /// Bytes of a vty's output parsed in one turn of the loop before the keys, the clock and the
 /// frame are looked at again.
 const READ_BUDGET: usize = 128 << 10;
+/// The time one turn parses a vty's output for at most (each read within the engine's work
+/// bound): the keys, the clock and the frame wait no longer.
+const READ_TIME: Duration = Duration::from_millis(2);
 
 /// Bytes of keys, pastes and sizes that may wait for the session server to read them: 1 MiB,
 /// as much as the server itself lets wait for a program
@@ -24,6 +28,14 @@ const READ_BUDGET: usize = 128 << 10;
 /// (a larger paste, or keys while the queue is full) is refused whole and the window says so,
 /// as the server says so of a paste past its own bound.
 pub const SESSION_QUEUE: usize = 1 << 20;
+
+/// Bytes of keys and pastes that may wait for a program of the window's own beyond what the
+/// core's queue holds ([`blitty_mux::queue::PROGRAM_INPUT_LIMIT`]): a paste as large as the
+/// window takes ([`crate::clipboard::MAX_PASTE`]) and some typing after it. Past it, keys are
+/// refused whole and the window says so.
+pub const BACKLOG: usize = crate::clipboard::MAX_PASTE + (1 << 20);
+/// The pieces the backlog moves into the pane's queue in (each fits whole or waits).
+const BACKLOG_PIECE: usize = 16 << 10;
 
 /// Keys and pastes go to a session in messages of at most this many bytes (a paste is larger
 /// than one message the server takes).
@@ -92,13 +104,17 @@ impl Session {
     }
 }
 
-/// A virtual terminal of the window: a program on a pty (or a session), the engine parsing its
-/// output, the bytes it has not taken yet.
+/// A virtual terminal of the window: a program on a pty (or a session), and the core's pane of
+/// it (its engine, what waits for the program, its bell and clipboard, the synchronized-output
+/// hold), as `blitty run`'s and every session's vty.
 pub struct Vty {
-    pub term: Terminal,
+    pub pane: Pane,
     src: Source,
-    /// What the program has not taken yet (a pty's; a session's waits in its queue).
-    to_child: Vec<u8>,
+    /// Keys and pastes for a program that do not fit what may wait for it yet (a paste of
+    /// megabytes arrives in one piece from the clipboard): moved into the pane's queue as the
+    /// program takes its input, in order, so a key typed meanwhile goes after them.
+    backlog: Vec<u8>,
+    backlog_at: usize,
     /// Its pty (or socket) can still be read.
     pub open: bool,
     /// Its program ended, with this status.
@@ -110,8 +126,8 @@ pub struct Vty {
 impl Vty {
     pub fn start(argv: &[std::ffi::OsString], cols: usize, rows: usize, scrollback: usize) -> std::io::Result<Vty> {
         let pty = pty::spawn(argv, Size { cols: cols as u16, rows: rows as u16 })?;
-        let term = Terminal::with_scrollback(cols, rows, scrollback);
-        Ok(Vty { term, src: Source::Pty(pty), to_child: Vec::new(), open: true, ended: None, bells: 0 })
+        let pane = Pane::new(Terminal::with_scrollback(cols, rows, scrollback), None);
+        Ok(Vty { pane, src: Source::Pty(pty), backlog: Vec::new(), backlog_at: 0, open: true, ended: None, bells: 0 })
     }
 
     /// Attaches to session `name` of the server on `socket` as a client of `cols` x `rows`.
@@ -128,10 +144,14 @@ impl Vty {
         let (stream, frames, first) = client::attach(stream, req)?;
         stream.set_nonblocking(true).map_err(|e| format!("the blitty server's socket: {e}"))?;
         let session = Session { out: Output::new(stream), frames, exit: None, size: None };
+        let mut pane = Pane::new(Terminal::with_scrollback(cols, rows, scrollback), None);
+        // The server's engine answers the program; this one's answers go nowhere.
+        pane.deaf = true;
         let mut v = Vty {
-            term: Terminal::with_scrollback(cols, rows, scrollback),
+            pane,
             src: Source::Session(session),
-            to_child: Vec::new(),
+            backlog: Vec::new(),
+            backlog_at: 0,
             open: true,
             ended: None,
             bells: 0,
@@ -142,6 +162,22 @@ impl Vty {
         Ok(v)
     }
 
+    /// Moves what the backlog holds into the pane's queue, in pieces, while there is room.
+    fn top_up(&mut self) {
+        while self.backlog_at < self.backlog.len() {
+            let end = (self.backlog_at + BACKLOG_PIECE).min(self.backlog.len());
+            // Only a piece that fits whole is given (the queue would send a paste's end even
+            // when the rest of the piece does not fit).
+            if self.pane.input.len() + (end - self.backlog_at) > blitty_mux::queue::PROGRAM_INPUT_LIMIT {
+                return;
+            }
+            self.pane.input.keys(&self.backlog[self.backlog_at..end]);
+            self.backlog_at = end;
+        }
+        self.backlog.clear();
+        self.backlog_at = 0;
+    }
+
     /// A message of the session server.
     fn message(&mut self, msg: Msg) {
         let Source::Session(s) = &mut self.src else {
@@ -149,9 +185,10 @@ impl Vty {
         };
         match msg {
             Msg::Output(bytes) => {
-                self.term.feed(&bytes);
-                // The server's engine answers the program; this one's answers go nowhere.
-                let _ = self.term.take_replies();
+                // A whole frame of the server's, parsed whole (it holds no program's output).
+                self.pane.term.feed(&bytes);
+                let _ = self.pane.term.take_replies();
+                self.pane.generation += 1;
             }
             Msg::Exit { reason, status } => s.exit = Some((status as i32, reason)),
             Msg::Error(e) => s.exit = Some((2, e)),
@@ -159,10 +196,14 @@ impl Vty {
         }
     }
 
-    /// Whether the frame waits for the program: it is in a synchronized update (mode 2026). A
-    /// session's frames come whole from the server: they never wait.
-    pub fn synchronized(&self) -> bool {
-        matches!(self.src, Source::Pty(_)) && self.term.screen().modes().synchronized_output
+    /// Until when the frame waits for the program, while it is in a synchronized update (mode
+    /// 2026; see [`Pane::sync_hold`]). A session's frames come whole from the server: they
+    /// never wait.
+    pub fn held(&mut self, now: std::time::Instant) -> Option<std::time::Instant> {
+        match self.src {
+            Source::Pty(_) => self.pane.sync_hold(now),
+            Source::Session(_) => None,
+        }
     }
 
     /// What the poll waits on.
@@ -176,7 +217,7 @@ impl Vty {
     /// What the poll waits for: output, and room for what waits to be written.
     pub fn events(&self) -> PollFlags {
         let out = match &self.src {
-            Source::Pty(_) => !self.to_child.is_empty(),
+            Source::Pty(_) => !self.pane.input.is_empty() || self.backlog_at < self.backlog.len(),
             Source::Session(s) => s.wants_out(),
         };
         if out {
@@ -191,7 +232,21 @@ impl Vty {
     pub fn input(&mut self, bytes: &[u8]) -> Result<(), String> {
         let s = match &mut self.src {
             Source::Pty(_) => {
-                self.to_child.extend_from_slice(bytes);
+                let waiting = self.backlog.len() - self.backlog_at;
+                if waiting + bytes.len() > BACKLOG {
+                    let mib = BACKLOG >> 20;
+                    return Err(format!(
+                        "{} bytes typed or pasted were not sent: the program is not reading its input \
+                         (at most {mib} MiB wait for it)",
+                        bytes.len()
+                    ));
+                }
+                if waiting == 0 && self.pane.input.len() + bytes.len() <= blitty_mux::queue::PROGRAM_INPUT_LIMIT {
+                    self.pane.input.keys(bytes);
+                    return Ok(());
+                }
+                self.backlog.extend_from_slice(bytes);
+                self.top_up();
                 return Ok(());
             }
             Source::Session(s) => s,
@@ -230,29 +285,16 @@ impl Vty {
         let Source::Pty(pty) = &mut self.src else {
             return 0;
         };
-        let mut taken = 0;
-        while taken < READ_BUDGET {
-            match rustix::io::read(&pty.master, &mut *buf) {
-                Ok(0) => {
-                    self.open = false;
-                    break;
-                }
-                Ok(n) => {
-                    taken += n;
-                    self.term.feed(&buf[..n]);
-                }
-                Err(Errno::AGAIN) => break,
-                Err(Errno::INTR) => {}
-                Err(_) => {
-                    self.open = false;
-                    break;
-                }
-            }
+        // What waits for the program (answers past half its bound) leaves its output unread,
+        // as a terminal whose buffer is full makes it wait in its write.
+        if !self.pane.takes_output() && !self.pane.held_back() {
+            return 0;
         }
-        if taken > 0 {
-            self.to_child.extend_from_slice(&self.term.take_replies());
+        let read = self.pane.read_fd(pty.master.as_fd(), buf, READ_BUDGET, READ_TIME, false);
+        if read.gone {
+            self.open = false;
         }
-        taken
+        read.parsed
     }
 
     /// One read of the server's socket (the poll said there is something), its messages taken.
@@ -290,16 +332,16 @@ impl Vty {
             return;
         }
         match &mut self.src {
-            Source::Pty(pty) => {
-                if self.to_child.is_empty() {
+            Source::Pty(_) => {
+                self.top_up();
+                let Source::Pty(pty) = &self.src else { return };
+                if self.pane.input.is_empty() {
                     return;
                 }
-                match rustix::io::write(&pty.master, &self.to_child) {
-                    Ok(n) => {
-                        self.to_child.drain(..n);
-                    }
+                match rustix::io::write(&pty.master, self.pane.input.unsent()) {
+                    Ok(n) => self.pane.input.sent(n),
                     Err(Errno::AGAIN) | Err(Errno::INTR) => {}
-                    Err(_) => self.to_child.clear(),
+                    Err(_) => self.pane.input.clear(),
                 }
             }
             Source::Session(s) => s.flush(),
@@ -315,8 +357,14 @@ impl Vty {
         let status = match &mut self.src {
             Source::Pty(pty) => {
                 let status = pty.child.try_wait().ok().flatten()?;
-                while let Ok(n @ 1..) = rustix::io::read(&pty.master, &mut *buf) {
-                    self.term.feed(&buf[..n]);
+                // What it wrote last is read before it goes; nobody reads the answers now.
+                self.pane.deaf = true;
+                let fd = pty.master.as_fd();
+                loop {
+                    let r = self.pane.read_fd(fd, buf, READ_BUDGET, READ_TIME, false);
+                    if r.gone || (r.parsed == 0 && !self.pane.held_back()) {
+                        break;
+                    }
                 }
                 shell_status(status)
             }
@@ -332,7 +380,8 @@ impl Vty {
     }
 
     pub fn resize(&mut self, cols: usize, rows: usize) {
-        self.term.resize(cols, rows);
+        self.pane.term.resize(cols, rows);
+        self.pane.generation += 1;
         let size = Size { cols: cols as u16, rows: rows as u16 };
         match &mut self.src {
             Source::Pty(p) => {
