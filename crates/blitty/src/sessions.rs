@@ -197,17 +197,9 @@ pub fn new(args: NewArgs) -> Result<i32> {
                 device: bytes(&line.device),
                 baud: s.baud,
                 data_bits: s.data_bits,
-                parity: match s.parity {
-                    blitty_serial::settings::Parity::None => 0,
-                    blitty_serial::settings::Parity::Odd => 1,
-                    blitty_serial::settings::Parity::Even => 2,
-                },
+                parity: s.parity,
                 stop_bits: s.stop_bits,
-                flow: match s.flow {
-                    blitty_serial::settings::Flow::None => 0,
-                    blitty_serial::settings::Flow::Soft => 1,
-                    blitty_serial::settings::Flow::Hard => 2,
-                },
+                flow: s.flow,
                 lock: !args.no_lock && line.file.lock.unwrap_or(true),
             }
         }

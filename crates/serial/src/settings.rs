@@ -11,14 +11,14 @@ use rustix::termios::{
     tcgetattr, tcsetattr, ControlModes, InputModes, LocalModes, OptionalActions, OutputModes, SpecialCodeIndex,
 };
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Parity {
     None,
     Odd,
     Even,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Flow {
     None,
     /// XON/XOFF
