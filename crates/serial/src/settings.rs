@@ -1,6 +1,6 @@
 //! Serial lines: opening a device and setting it up as picocom and tio do (115200 8N1, no
 //! flow control by default; raw; any baud rate the driver accepts, standard or not, through
-//! termios2 on Linux), and seed 004's "fastport" conditioning for raw transfers.
+//! termios2 on Linux), and the multi-port serial tuning guide's "fastport" conditioning for raw transfers.
 
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
@@ -11,6 +11,8 @@ use rustix::termios::{
     tcgetattr, tcsetattr, ControlModes, InputModes, LocalModes, OptionalActions, OutputModes, SpecialCodeIndex,
 };
 
+/// On the session protocol a variant is its place in this list (postcard): adding one at the
+/// end is compatible, reordering is a new protocol version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Parity {
     None,
@@ -18,6 +20,7 @@ pub enum Parity {
     Even,
 }
 
+/// On the session protocol a variant is its place in this list (see [`Parity`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Flow {
     None,
@@ -147,7 +150,7 @@ pub fn apply(t: &mut rustix::termios::Termios, s: &Settings) {
     t.special_codes[SpecialCodeIndex::VTIME] = s.vtime;
 }
 
-/// Seed 004's fastport: conditions the line for raw transfers (no output processing, no
+/// The multi-port serial tuning guide's fastport: conditions the line for raw transfers (no output processing, no
 /// canonical input, no signals, no CR translation, no echo) with VMIN/VTIME, leaving its
 /// speed and framing alone. Returns the equivalent stty command.
 pub fn fastport(fd: impl AsFd, path: &Path, vmin: u8, vtime: u8) -> Result<String, Error> {
