@@ -183,6 +183,214 @@ impl Serial {
     }
 }
 
+/// One key of the config file, as the manual pages list it: blitty-config(5) renders every
+/// entry, and each command's page the entries it reads.
+pub struct Key {
+    /// The table it is in: `""` for the top level, `status`, `serial`, `serial.profiles.NAME`
+    /// (which also takes every key of `[serial]`) or `server`.
+    pub section: &'static str,
+    pub key: &'static str,
+    /// The value's TOML type, and the values taken.
+    pub kind: &'static str,
+    /// What holds when the file does not give the key.
+    pub default: &'static str,
+    pub meaning: &'static str,
+    /// The commands that read it (`run`, `serial`, `new`, ...); `server` is the session server,
+    /// which reads the file when `blitty new` or `blitty console` starts it.
+    pub read_by: &'static [&'static str],
+}
+
+/// Every key [`parse`] reads (a test checks the parser's fields against it both ways).
+pub const KEYS: &[Key] = &[
+    Key {
+        section: "",
+        key: "prefix",
+        kind: "string: a control key, C-a .. C-z, C-@, C-\\, C-], C-^ or C-_ (also written Ctrl-a or ^a); \
+               Ctrl-C, Enter, Escape, Tab, Backspace and Ctrl-J are refused",
+        default: "C-]",
+        meaning: "The prefix key: blitty's own commands are this key and then a command key.",
+        read_by: &["run", "serial", "server"],
+    },
+    Key {
+        section: "",
+        key: "hz",
+        kind: "integer, 1 to 1000",
+        default: "60",
+        meaning: "Frames a second at most (20 is enough for text, 200 for animation).",
+        read_by: &["run", "serial", "window", "server"],
+    },
+    Key {
+        section: "",
+        key: "scrollback",
+        kind: "integer, 0 to 100000",
+        default: "10000",
+        meaning: "Lines of scrollback kept for each program or line.",
+        read_by: &["run", "serial", "window", "server"],
+    },
+    Key {
+        section: "",
+        key: "shell",
+        kind: "string: a program (without arguments)",
+        default: "$SHELL, else /bin/sh",
+        meaning: "What starts when no command is given (and, in a session, on c).",
+        read_by: &["run", "window", "server"],
+    },
+    Key {
+        section: "",
+        key: "clipboard",
+        kind: "boolean",
+        default: "true",
+        meaning: "Pass programs' clipboard writes (OSC 52) on to the terminal; false drops them, as \
+                  --no-clipboard does. Clipboard reads are always refused.",
+        read_by: &["run", "serial", "server"],
+    },
+    Key {
+        section: "status",
+        key: "fg",
+        kind: "colour: a name (black, red, green, yellow, blue, magenta, cyan, white, bright-black .. \
+               bright-white, default), 0 to 255 (bare or quoted), or \"#rrggbb\"",
+        default: "none: with neither fg nor bg, the rows are in inverse video",
+        meaning: "The text colour of blitty's own rows: messages, prompts, the help, the scrollback label, \
+                  the status row.",
+        read_by: &["run", "serial", "server"],
+    },
+    Key {
+        section: "status",
+        key: "bg",
+        kind: "colour, as fg",
+        default: "none, as fg",
+        meaning: "The background colour of blitty's own rows.",
+        read_by: &["run", "serial", "server"],
+    },
+    Key {
+        section: "serial",
+        key: "baud",
+        kind: "integer, 1 to 4294967295 (any rate the driver accepts, standard or not)",
+        default: "115200",
+        meaning: "The line's baud rate (-b).",
+        read_by: &["serial", "new"],
+    },
+    Key {
+        section: "serial",
+        key: "databits",
+        kind: "integer, 5 to 8",
+        default: "8",
+        meaning: "Data bits per character (--databits).",
+        read_by: &["serial", "new"],
+    },
+    Key {
+        section: "serial",
+        key: "parity",
+        kind: "string: none, odd or even",
+        default: "none",
+        meaning: "The parity bit (--parity).",
+        read_by: &["serial", "new"],
+    },
+    Key {
+        section: "serial",
+        key: "stopbits",
+        kind: "integer, 1 or 2",
+        default: "1",
+        meaning: "Stop bits (--stopbits).",
+        read_by: &["serial", "new"],
+    },
+    Key {
+        section: "serial",
+        key: "flow",
+        kind: "string: none, soft (XON/XOFF) or hard (RTS/CTS)",
+        default: "none",
+        meaning: "Flow control (--flow).",
+        read_by: &["serial", "new"],
+    },
+    Key {
+        section: "serial",
+        key: "map",
+        kind: "string: a comma-separated list of ICRNL, IGNCR, INLCR, INLCRNL (what is shown), OCRNL, \
+               ONLCRNL, ODELBS, OLTU (what keys send)",
+        default: "\"\" (no mapping)",
+        meaning: "Byte mappings (--map); the log keeps the bytes as received.",
+        read_by: &["serial"],
+    },
+    Key {
+        section: "serial",
+        key: "log",
+        kind: "string: a file (~/ is the home directory)",
+        default: "none",
+        meaning: "Append every received byte to this file, in order (--log).",
+        read_by: &["serial"],
+    },
+    Key {
+        section: "serial",
+        key: "timestamps",
+        kind: "boolean",
+        default: "false",
+        meaning: "Start each line, on the screen and in the log, with its UTC arrival time (--timestamps).",
+        read_by: &["serial"],
+    },
+    Key {
+        section: "serial",
+        key: "echo",
+        kind: "boolean",
+        default: "false",
+        meaning: "Show typed keys locally, for devices that do not echo (--echo).",
+        read_by: &["serial"],
+    },
+    Key {
+        section: "serial",
+        key: "hex",
+        kind: "boolean",
+        default: "false",
+        meaning: "Start in the hex view (--hex).",
+        read_by: &["serial"],
+    },
+    Key {
+        section: "serial",
+        key: "lock",
+        kind: "boolean",
+        default: "true",
+        meaning: "Lock the device (flock and a UUCP lock file); false opens it even when another program \
+                  holds it, as --no-lock does.",
+        read_by: &["serial", "new"],
+    },
+    Key {
+        section: "serial.profiles.NAME",
+        key: "device",
+        kind: "string: a device (~/ is the home directory)",
+        default: "none: a profile must name one",
+        meaning: "The device blitty serial NAME (and blitty new --serial NAME) opens. A profile takes \
+                  every key of [serial] too, each over the one in [serial]; the command line's options \
+                  win over both. (In [serial] itself a device is read and unused: the device is the \
+                  command's argument.)",
+        read_by: &["serial", "new"],
+    },
+    Key {
+        section: "server",
+        key: "socket_dir",
+        kind: "string: a directory (~/ is the home directory)",
+        default: "$XDG_RUNTIME_DIR/blitty, else /tmp/blitty-UID",
+        meaning: "Where the session server's socket (default) is. The directory must be the user's own, \
+                  with no access for group or others; it is made with mode 0700 when missing.",
+        read_by: &["new", "attach", "ls", "kill", "console", "window"],
+    },
+    Key {
+        section: "server",
+        key: "status",
+        kind: "boolean",
+        default: "true",
+        meaning: "The status row on each client's last row: the session's name and its vtys (* the one \
+                  shown, # output not seen, ! a bell).",
+        read_by: &["server"],
+    },
+    Key {
+        section: "server",
+        key: "default_session",
+        kind: "string: 1 to 64 characters, without colons, dots, control or invisible characters",
+        default: "the first free number (0, 1, ...)",
+        meaning: "The name blitty new (and blitty console) gives a session when -s is not given.",
+        read_by: &["new", "console"],
+    },
+];
+
 /// Where the config file is looked for when `--config` is not given.
 pub fn default_path() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CONFIG_HOME")
@@ -499,6 +707,86 @@ mod tests {
             assert!(err.starts_with(says), "{text:?}: {err}");
             assert_eq!(err.lines().count(), 1, "{text:?}: {err}");
         }
+    }
+
+    /// The fields a struct's `Deserialize` knows: serde hands them to `deserialize_struct`,
+    /// where this deserializer keeps them (and stops).
+    fn fields<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
+        use serde::de::{value::Error, Error as _, Visitor};
+        struct Probe<'a>(&'a mut &'static [&'static str]);
+        impl<'de> serde::Deserializer<'de> for Probe<'_> {
+            type Error = Error;
+            fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
+                Err(Error::custom("not a struct"))
+            }
+            fn deserialize_struct<V: Visitor<'de>>(
+                self,
+                _: &'static str,
+                fields: &'static [&'static str],
+                _: V,
+            ) -> Result<V::Value, Error> {
+                *self.0 = fields;
+                Err(Error::custom("fields taken"))
+            }
+            serde::forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+                option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+            }
+        }
+        let mut found: &'static [&'static str] = &[];
+        let _ = T::deserialize(Probe(&mut found));
+        assert!(!found.is_empty(), "{} has no fields", std::any::type_name::<T>());
+        found
+    }
+
+    #[test]
+    fn the_key_table_names_every_key_the_parser_reads_and_no_other() {
+        let mut parsed: Vec<String> = Vec::new();
+        let tables = ["status", "serial", "server"];
+        for f in fields::<Raw>().iter().filter(|f| !tables.contains(f)) {
+            parsed.push(f.to_string());
+        }
+        for f in fields::<RawStatus>() {
+            parsed.push(format!("status.{f}"));
+        }
+        for f in fields::<RawServer>() {
+            parsed.push(format!("server.{f}"));
+        }
+        for f in fields::<RawSerial>().iter().filter(|f| **f != "profiles") {
+            // The device is a profile's (in [serial] itself it is read and unused).
+            parsed.push(if *f == "device" { "serial.profiles.NAME.device".into() } else { format!("serial.{f}") });
+        }
+        let mut listed: Vec<String> = KEYS
+            .iter()
+            .map(|k| if k.section.is_empty() { k.key.to_string() } else { format!("{}.{}", k.section, k.key) })
+            .collect();
+        assert_eq!(fields::<Raw>().iter().filter(|f| tables.contains(f)).count(), tables.len());
+        parsed.sort();
+        listed.sort();
+        assert_eq!(parsed, listed);
+        for k in KEYS {
+            assert!(!k.kind.is_empty() && !k.default.is_empty() && !k.meaning.is_empty(), "{}", k.key);
+            for who in k.read_by {
+                assert!(
+                    ["run", "serial", "new", "attach", "ls", "kill", "console", "window", "server"].contains(who),
+                    "{}: {who}",
+                    k.key
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_key_table_says_the_limits_and_defaults_the_parser_and_the_commands_use() {
+        let key = |section: &str, name: &str| KEYS.iter().find(|k| k.section == section && k.key == name).unwrap();
+        let scrollback = key("", "scrollback");
+        let (max, default) = (blitty_vt::term::MAX_SCROLLBACK, blitty_vt::term::DEFAULT_SCROLLBACK);
+        assert_eq!((scrollback.kind, scrollback.default), (&*format!("integer, 0 to {max}"), &*default.to_string()));
+        assert!(parse(&format!("scrollback = {max}")).is_ok() && parse(&format!("scrollback = {}", max + 1)).is_err());
+        assert!(key("", "hz").kind.ends_with("1 to 1000") && parse("hz = 1000").is_ok() && parse("hz = 1001").is_err());
+        assert!(parse(&format!("[serial]\nbaud = {}\n", u32::MAX)).is_ok());
+        assert!(key("serial", "baud").kind.contains(&u32::MAX.to_string()));
+        assert_eq!(key("", "prefix").default, Prefix::default().name().replace("Ctrl-", "C-"));
     }
 
     #[test]

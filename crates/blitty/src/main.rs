@@ -18,6 +18,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 mod bench;
 mod config;
+mod manual;
 
 /// The version and the git commit it was built from.
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("BLITTY_COMMIT"), ")");
@@ -65,10 +66,15 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff) to standard output (`blitty man | man -l -`), or with --dir
-    /// write blitty.1 and a page per subcommand (blitty-run.1, ...) into DIR.
+    /// Print a manual page (roff) to standard output (`blitty man run | man -l -`), or with --dir
+    /// write every page into DIR: blitty.1, a page per command (blitty-run.1, ...) and blitty-config.5.
     Man {
-        /// Write the pages into DIR (for example /usr/local/share/man/man1) instead.
+        /// The page: blitty (the default), a command (run, serial, new, ...) or config, the config
+        /// file's.
+        #[arg(value_name = "PAGE", conflicts_with = "dir")]
+        page: Option<String>,
+        /// Write every page into DIR (for example ~/.local/share/man/man1) instead; a DIR named
+        /// man1 gets blitty-config.5 in the man5 beside it.
         #[arg(long, value_name = "DIR")]
         dir: Option<std::path::PathBuf>,
     },
@@ -230,18 +236,15 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Completions { shell } => {
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "blitty", &mut script);
+            let script = manual::completions(shell, &mut Cli::command());
             to_stdout(&script).map_err(|e| anyhow::anyhow!("cannot write the completion script: {e}"))
         }
-        Command::Man { dir: None } => {
-            let mut page = Vec::new();
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut page)
-                .and_then(|()| to_stdout(&page))
-                .map_err(|e| anyhow::anyhow!("cannot write the manual page: {e}"))
-        }
-        Command::Man { dir: Some(dir) } => clap_mangen::generate_to(Cli::command(), &dir)
+        Command::Man { page, dir: None } => match manual::page(Cli::command(), page.as_deref().unwrap_or("blitty")) {
+            Ok(p) => to_stdout(p.text.as_bytes()).map_err(|e| anyhow::anyhow!("cannot write the manual page: {e}")),
+            Err(e) => Err(anyhow::anyhow!(e)),
+        },
+        Command::Man { dir: Some(dir), .. } => manual::write(Cli::command(), &dir)
+            .map(|_| ())
             .map_err(|e| anyhow::anyhow!("cannot write the manual pages into {}: {e}", dir.display())),
     };
     match result {

@@ -448,3 +448,23 @@ fn replay_refuses_a_png_past_the_largest_image_at_once_and_says_a_failed_write()
     assert_eq!(to_full.status.code(), Some(2), "{err}");
     assert!(err.starts_with("blitty: cannot write to standard output: "), "{err}");
 }
+
+#[test]
+fn completions_and_the_manual_end_quietly_in_a_pipeline_whose_reader_stops_early() {
+    // As typed in a shell: the reader takes what it wants and goes; with pipefail the status is
+    // blitty's own, which must be 0 with nothing on standard error.
+    for line in [
+        "\"$0\" completions zsh | true",
+        "\"$0\" completions bash | head -1",
+        "\"$0\" man | head -1",
+        "\"$0\" man config | head -1",
+    ] {
+        let out = Command::new("bash")
+            .args(["-c", &format!("set -o pipefail; {line} >/dev/null"), BLITTY])
+            .output()
+            .expect("bash runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{line}: {err}");
+        assert!(err.is_empty(), "{line}: {err}");
+    }
+}
