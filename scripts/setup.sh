@@ -5,7 +5,9 @@
 # benchmark), lrzsz (a real XMODEM receiver for the serial tests), fontconfig, DejaVu Sans
 # Mono and two fallback fonts (the pixel renderer), xclip (the window's clipboard tests),
 # libxkbcommon0, xkb-data, libx11-data and x11-xkb-utils (the window's keyboard and its layout
-# tests), and the rustfmt and clippy components.
+# tests), man-db and dpkg-dev (the manual pages' tests, and the Debian package: `man -w`, and
+# dpkg-shlibdeps for its dependencies), the rustfmt and clippy components, and cargo-deb
+# (scripts/package.sh).
 set -euo pipefail
 need=()
 command -v tmux >/dev/null || need+=(tmux)
@@ -49,6 +51,10 @@ fc-list :family=Symbola | grep -q . || need+=(fonts-symbola)
 [ -x /usr/bin/python3 ] || need+=(python3)
 # pkill ends the session servers the tests start; setpriv runs a client as another user.
 command -v setpriv >/dev/null || need+=(util-linux)
+# The manual pages are rendered by man (groff) in their tests; the package is checked with
+# `man -w` once installed, and cargo-deb finds its dependencies with dpkg-shlibdeps.
+command -v man >/dev/null || need+=(man-db)
+command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -58,4 +64,10 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 if command -v rustup >/dev/null; then
   rustup component add rustfmt clippy >/dev/null 2>&1 || true
+fi
+# cargo-deb makes the Debian package (scripts/package.sh). A pinned version, built once (a minute
+# and a half on 2 cores) and kept in ~/.cargo/bin.
+if ! cargo deb --version >/dev/null 2>&1; then
+  echo "setup: installing cargo-deb"
+  cargo install cargo-deb --version 3.8.0 --locked --quiet
 fi
