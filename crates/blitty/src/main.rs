@@ -33,22 +33,22 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// A serial console: the line in this terminal as frames, a log, file transfer (Ctrl-] ? for commands).
-    #[command(after_help = SERIAL_KEYS)]
+    #[command(after_help = manual::help_text("serial"))]
     Serial(serial::Args),
     /// Feed a recorded output stream to the engine and print the resulting screen.
     Replay(replay::Args),
     /// Run a program in a pty and show it in this terminal as frames (default: $SHELL).
-    #[command(after_help = RUN_KEYS)]
+    #[command(after_help = manual::help_text("run"))]
     Run(run::Args),
     /// A new session of virtual terminals kept by the blitty server, then attach to it (-d: not).
-    #[command(after_help = SESSION_KEYS)]
+    #[command(after_help = manual::help_text("new"))]
     New(sessions::NewArgs),
     /// Attach this terminal to a session (default: the one used last).
-    #[command(after_help = SESSION_KEYS)]
+    #[command(after_help = manual::help_text("attach"))]
     Attach(sessions::AttachArgs),
     /// A session on a framebuffer (Linux fbdev, or a file standing in for one), keys from this
     /// terminal: the pixel renderer draws the session's frames.
-    #[command(after_help = SESSION_KEYS)]
+    #[command(after_help = manual::help_text("console"))]
     Console(sessions::ConsoleArgs),
     /// Run a program in blitty's own X11 window (default: $SHELL).
     Window(window::Args),
@@ -99,50 +99,6 @@ fn command_tip(e: &clap::Error) -> Option<String> {
     let rest = args[at..].join(" ");
     Some(format!("tip: the program to run goes after '--': blitty run -- {rest}"))
 }
-
-/// The keys of `blitty run`, for its --help.
-const RUN_KEYS: &str = "\
-Keys (after the prefix, Ctrl-] unless --prefix says otherwise):
-  [ or PageUp   scrollback: PageUp/PageDown, Up/Down or k/j, g/G top and bottom, q leaves
-  Up            scrollback, one line back
-  ?             list these keys
-  the prefix    send the prefix key itself to the program (Ctrl-] Ctrl-] sends Ctrl-])
-
-Examples:
-  blitty run -- vim notes.txt
-  blitty run --prefix C-a --hz 30 -- htop";
-
-/// The keys of a session, for the --help of new and attach.
-const SESSION_KEYS: &str = "\
-Keys (after the prefix, Ctrl-] unless the config file's `prefix` says otherwise):
-  c             a new vty running the shell
-  n, p          next, previous vty;  0 .. 9  vty N;  w  choose from a list
-  ,             rename the vty;  &  kill it (asks y/n)
-  d             detach: everything goes on running (blitty attach comes back)
-  [ or PageUp   scrollback: search with / and ?, v/V select, y copies, q leaves
-  ?             list these keys
-  the prefix    send the prefix key itself to the program
-
-Examples:
-  blitty new -s work -- vim notes.txt
-  blitty new -s router -d --serial /dev/ttyUSB0 -b 9600 --log router.log
-  blitty ls;  blitty attach work;  blitty kill router";
-
-/// The keys of `blitty serial`, for its --help.
-const SERIAL_KEYS: &str = "\
-Keys (after the prefix, Ctrl-] unless --prefix says otherwise):
-  q             quit (the log is kept)
-  s, x, c       send a file: raw, XMODEM-1K, XMODEM-CRC;  a  abort the transfer
-  h             hex view on/off;  e  local echo on/off
-  i             RX/TX counts, the driver's error counters, reconnections
-  b             send a break;  d, r  toggle DTR, RTS
-  [ or PageUp   scrollback: PageUp/PageDown, Up/Down or k/j, g/G, q leaves
-  ?             list these keys
-  the prefix    send the prefix key itself to the line
-
-Examples:
-  blitty serial /dev/ttyUSB0 -b 9600 --log console.log
-  blitty serial /dev/ttyS0 --parity even --databits 7 --prefix C-a";
 
 /// A `--prefix` value (see `blitty_mux::keys::Prefix::parse`).
 fn prefix_key(s: &str) -> Result<blitty_mux::keys::Prefix, String> {

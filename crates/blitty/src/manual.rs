@@ -458,6 +458,38 @@ fn prefix_rows<A: Copy>(table: &[UiCommand<A>], target: &'static str) -> Vec<Row
     rows
 }
 
+/// The keys and examples `--help` shows after the options of `command`: the same rows as its
+/// page (the key tables of the code), so the two cannot drift apart.
+pub fn help_text(command: &str) -> String {
+    let Some(spec) = SPECS.iter().find(|s| s.command == command) else { return String::new() };
+    let rows = match spec.keys {
+        Keys::Run => prefix_rows(blitty_mux::run::RUN_COMMANDS, "the program"),
+        Keys::Serial => prefix_rows(blitty_mux::serial_console::SERIAL_COMMANDS, "the line"),
+        Keys::Session => prefix_rows(blitty_mux::server::SESSION_COMMANDS, "the program"),
+        Keys::None | Keys::Window => Vec::new(),
+    };
+    let mut out = String::new();
+    if !rows.is_empty() {
+        let whence = if spec.keys == Keys::Session { "the config file's prefix" } else { "--prefix" };
+        out.push_str(&format!(
+            "Keys (after the prefix, {} unless {whence} says otherwise):\n",
+            Prefix::default().name()
+        ));
+        let width = rows.iter().map(|r| r.keys.chars().count()).max().unwrap_or(0).min(24);
+        for r in &rows {
+            out.push_str(&format!("  {:width$}  {}\n", r.keys, r.what));
+        }
+        out.push_str(&format!("The scrollback mode's keys, and everything else: man blitty-{}\n\n", spec.command));
+    }
+    if !spec.examples.is_empty() {
+        out.push_str("Examples:\n");
+        for (cmd, _) in spec.examples {
+            out.push_str(&format!("  {cmd}\n"));
+        }
+    }
+    out.trim_end().to_string()
+}
+
 /// The KEYS section of a page.
 fn keys_section(r: &mut Roff, keys: Keys) {
     let prefix = Prefix::default().name();

@@ -710,3 +710,45 @@ fn an_update_the_program_marks_as_synchronized_reaches_the_client_whole() {
     assert!(a.is_some() && b.is_some() && a < b, "the update was shown torn: {:?}", String::from_utf8_lossy(&out));
     assert!(s.run(&["kill", "sync"]).status.success());
 }
+
+#[test]
+fn an_attached_client_whose_terminal_stops_taking_output_still_sends_the_keys() {
+    let s = Server::new("stuckterm");
+    let out = Scratch::new("sessions-stuckterm.out");
+    // The program floods its screen and waits for a line, which it writes to a file.
+    let program = format!("yes & read x; echo \"$x\" > {}; kill $!; sleep 100", out.display());
+    s.ok(&["new", "-d", "-s", "stuck", "--", "sh", "-c", &program]);
+    // The client's terminal is a pty whose other end the test never reads: its output fills.
+    let (master, slave) = blitty_os::pty::pair().expect("a pty");
+    let master = std::fs::File::from(master);
+    let tty = std::fs::OpenOptions::new().read(true).write(true).open(&slave).expect("the pty's terminal");
+    let mut client = Command::new(BLITTY)
+        .args(["attach", "stuck"])
+        .env("XDG_RUNTIME_DIR", s.dir.path())
+        .env("XDG_CONFIG_HOME", s.dir.path())
+        .stdin(tty.try_clone().unwrap())
+        .stdout(tty.try_clone().unwrap())
+        .stderr(tty)
+        .spawn()
+        .expect("blitty attach starts");
+    // Until the terminal has stopped taking output: what waits to be read no longer grows.
+    let pending = || rustix::io::ioctl_fionread(&master).unwrap_or(0);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut last = 0;
+    loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = pending();
+        if now > 0 && now == last {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the client's terminal never filled ({now} bytes waiting)");
+        last = now;
+    }
+    (&master).write_all(b"typed-through\r").unwrap();
+    wait_until(|| std::fs::read_to_string(&out).is_ok_and(|t| t.contains("typed-through")));
+    let got = std::fs::read_to_string(&out).unwrap_or_default();
+    assert_eq!(got.trim(), "typed-through", "the keys reached the program while the terminal was full");
+    let _ = client.kill();
+    let _ = client.wait();
+    assert!(s.run(&["kill", "stuck"]).status.success());
+}

@@ -638,7 +638,8 @@ const SEED_RECEIVE: [(u32, [SeedFigures; 3]); 3] = [
 ];
 
 fn ports_markdown(r: &Report, command: &str) -> String {
-    let mut s = header("ports: many serial lines received at once (the multi-port serial tuning guide)", command, false);
+    let mut s =
+        header("ports: many serial lines received at once (the multi-port serial tuning guide)", command, false);
     let _ = writeln!(
         s,
         "lines: pty pairs; each far end sends baud/10 characters a second in 20 ms bursts without waiting (what a line cannot take is lost), for {} s; {}, stopping at the first count not sustained (bytes lost, an effective baud rate under 95% of the line's, or more than 0.5 s after the end until the receiver had every byte). Characters per second, effective baud and CPU are the steady state: sampled by the receiver at a quarter and at nine tenths of the sending time, while the lines send. Receivers run in their own process; CPU is theirs (user + system, % of one core). blitty: one thread, VMIN/VTIME tuned, an engine and a capture file per line. picocom and tio: one process per line, each with a pty of its own as its terminal (drained and dropped), logging to a capture file; their bytes are what the logs hold, their read() calls and CPU come from /proc. threads 4K: a thread per line, VMIN 1, 4 KiB read()s each written to the capture file (picocom's way, in one process). naive 1-byte: a thread per line, 1-byte read()s into a buffered file (no real program reads so). read() per KB counts every read() call of the trial over the bytes sent. Seed figures: AIX 3.2 on an RS/6000 Model 530, receive, from the multi-port serial tuning guide's table.  ",

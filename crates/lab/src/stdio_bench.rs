@@ -173,7 +173,11 @@ pub fn experiment(ctx: &Context, progress: &mut dyn FnMut(&str)) -> Result<Secti
 }
 
 fn stdio_markdown(r: &Report, command: &str) -> String {
-    let mut s = header("stdio: copying a file to /dev/null (the stdio efficiency table, APUE figures 3.6 and 5.6)", command, false);
+    let mut s = header(
+        "stdio: copying a file to /dev/null (the stdio efficiency table, APUE figures 3.6 and 5.6)",
+        command,
+        false,
+    );
     let _ = writeln!(
         s,
         "input: {:.1} MB in {} lines; rows marked * were measured on the first {:.1} MB and scaled up  \n",

@@ -145,19 +145,21 @@ impl<F: AsFd> Display<F> {
             // The marks go with the next frame.
             self.presenter.invalidate();
         }
+        let drawn = frame.len();
         rows(&mut self.presenter, ui, &mut frame);
-        // The cursor back where the program has it (the overlays moved it).
-        if !ui.covers() {
+        // The cursor back where the program has it, when rows of blitty's moved it.
+        if frame.len() != drawn && !ui.covers() {
             self.presenter.place_cursor(screen, &mut frame);
         }
         term.screen_mut().clear_damage();
         self.drawn = (id, generation);
         self.dirty = false;
-        let now = Instant::now();
-        self.pacer.sent(now);
+        // The frame counts from when it was due (the pacing's clock), not from when it was
+        // built: building it takes nothing from the next frame's interval.
+        self.pacer.sent(built);
         let took = built.elapsed();
         if took > Duration::from_millis(1) {
-            self.next_frame_at = now + 2 * took;
+            self.next_frame_at = Instant::now() + 2 * took;
         }
         frame
     }

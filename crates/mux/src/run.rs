@@ -290,8 +290,9 @@ pub fn run(opts: Options) -> Result<i32, Error> {
     if !host::is_terminal() {
         return Err(Error::NotATerminal);
     }
-    let started = Instant::now();
     let mut r = Run::start(opts, log)?;
+    // The session's time counts from the program's start (after the colour queries).
+    let started = Instant::now();
     while r.exit.is_none() {
         r.turn()?;
     }

@@ -110,6 +110,23 @@ impl Cell {
     }
 }
 
+/// Before cells `[start, end)` of `row` are overwritten: a wide character with only one half
+/// inside loses its other half too. Returns the span actually affected.
+#[inline]
+pub(crate) fn split_wide_cells(row: &mut [Cell], start: usize, end: usize) -> (usize, usize) {
+    let cols = row.len();
+    let (mut s, mut e) = (start, end);
+    if start > 0 && start < cols && row[start].is_spacer() {
+        row[start - 1] = Cell::blank(row[start - 1].style());
+        s = start - 1;
+    }
+    if end < cols && end > 0 && row[end].is_spacer() {
+        row[end] = Cell::blank(row[end].style());
+        e = end + 1;
+    }
+    (s, e)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -239,8 +239,13 @@ const SPARE_STYLES_WORTH_KEEPING: usize = 8;
 /// whose every cell has a colour of its own took eight times a blank screen's time a cell).
 const STYLE_WORK: u64 = 4;
 
-/// Default blanks, as many as the widest row (`term::MAX_COLS`), to clear rows from.
-static BLANK_ROW: [Cell; crate::term::MAX_COLS] = [Cell::blank(0); crate::term::MAX_COLS];
+/// The widest screen, in columns: more than a 7680-pixel-wide display shows with a 4-pixel font.
+/// Wider requests are clamped here and refused by the command line.
+pub const MAX_COLS: usize = 2048;
+/// The tallest screen, in rows: more than an 8192-pixel-tall display shows with an 8-pixel font.
+pub const MAX_ROWS: usize = 1024;
+/// Default blanks, as many as the widest row ([`MAX_COLS`]), to clear rows from.
+static BLANK_ROW: [Cell; MAX_COLS] = [Cell::blank(0); MAX_COLS];
 
 /// A row's list of styles holds at most this many entries (then unused ones are dropped):
 /// twice the width, so that dropping, which visits the row, is paid for by the entries added.
@@ -629,8 +634,8 @@ impl Grid {
 
     /// The ring's and the slab's invariants (see `term::integrity`), and each line's `used`
     /// bound and damage.
-    pub(crate) fn check_structure(&self) -> Result<(), crate::term::Violation> {
-        use crate::term::Violation as V;
+    pub(crate) fn check_structure(&self) -> Result<(), crate::violation::Violation> {
+        use crate::violation::Violation as V;
         if self.lines.len() < self.rows {
             return Err(V::RingLength { lines: self.lines.len(), rows: self.rows });
         }
@@ -1141,12 +1146,12 @@ impl Grid {
             span.clear();
             span.extend_from_slice(&self.cells[src]);
             edit(&mut span);
-            let changed = crate::term::split_wide_cells(&mut self.cells[did * cols..(did + 1) * cols], to, to + n);
+            let changed = crate::cell::split_wide_cells(&mut self.cells[did * cols..(did + 1) * cols], to, to + n);
             self.cells[dst].copy_from_slice(&span);
             self.scratch = span;
             return changed;
         }
-        let changed = crate::term::split_wide_cells(&mut self.cells[did * cols..(did + 1) * cols], to, to + n);
+        let changed = crate::cell::split_wide_cells(&mut self.cells[did * cols..(did + 1) * cols], to, to + n);
         if !self.cells[src.clone()].iter().any(|c| list_index(c.style()).is_some()) {
             self.cells.copy_within(src, to + did * cols);
             edit(&mut self.cells[dst]);
@@ -1432,7 +1437,7 @@ mod tests {
     #[test]
     fn the_integrity_check_knows_packed_listed_and_bad_style_ids() {
         use crate::style::{Attrs, Color};
-        use crate::term::Violation;
+        use crate::violation::Violation;
         let mut g = Grid::new(4, 1, 0);
         let red = Style { fg: Color::Indexed(1), attrs: Attrs(Attrs::BOLD), ..Style::default() };
         let rgb = Style { fg: Color::Rgb(1, 2, 3), ..Style::default() };

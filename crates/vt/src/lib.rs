@@ -22,6 +22,7 @@ pub mod parser;
 pub mod scan;
 pub mod style;
 pub mod term;
+pub mod violation;
 
 pub use cell::Cell;
 pub use grid::{Line, LineSize};

@@ -62,11 +62,7 @@ pub const DEFAULT_SCROLLBACK: usize = 10_000;
 /// clamped here and refused by the command line. Memory is further bounded by
 /// [`crate::grid::MAX_HISTORY_CELLS`].
 pub const MAX_SCROLLBACK: usize = 100_000;
-/// The widest screen, in columns: more than a 7680-pixel-wide display shows with a 4-pixel font.
-/// Wider requests are clamped here and refused by the command line.
-pub const MAX_COLS: usize = 2048;
-/// The tallest screen, in rows: more than an 8192-pixel-tall display shows with an 8-pixel font.
-pub const MAX_ROWS: usize = 1024;
+pub use crate::grid::{MAX_COLS, MAX_ROWS};
 /// A turn's budget for [`Terminal::feed_bounded`], in its units of work (a byte parsed, a cell
 /// touched): a millisecond or two of the engine's time. Measured (`examples/cost.rs turns`, on
 /// the two shared cores this was written on): plain text at 80x24 costs about four units a byte
@@ -78,22 +74,7 @@ pub const MAX_ROWS: usize = 1024;
 /// style entry each to change).
 pub const WORK_PER_TURN: u64 = 1 << 21;
 
-/// Before cells `[start, end)` of `row` are overwritten: a wide character with only one half
-/// inside loses its other half too. Returns the span actually affected.
-#[inline]
-pub(crate) fn split_wide_cells(row: &mut [Cell], start: usize, end: usize) -> (usize, usize) {
-    let cols = row.len();
-    let (mut s, mut e) = (start, end);
-    if start > 0 && start < cols && row[start].is_spacer() {
-        row[start - 1] = Cell::blank(row[start - 1].style());
-        s = start - 1;
-    }
-    if end < cols && end > 0 && row[end].is_spacer() {
-        row[end] = Cell::blank(row[end].style());
-        e = end + 1;
-    }
-    (s, e)
-}
+pub(crate) use crate::cell::split_wide_cells;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cursor {
