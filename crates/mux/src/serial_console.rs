@@ -258,9 +258,9 @@ impl Console {
     /// Bytes from the line: the log first, then the transfer or the screen.
     fn received(&mut self, bytes: &[u8], now: Instant) -> Result<(), Error> {
         self.rx += bytes.len() as u64;
-        let path = self.pane.log.as_ref().map(|l| l.path.clone());
+        let path = &self.opts.log;
         self.pane.log(bytes).map_err(|cause| Error::LogWrite {
-            path: path.map(|p| p.display().to_string()).unwrap_or_default(),
+            path: path.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
             cause,
         })?;
         if let Some(Transfer::Xmodem(sender)) = self.transfer.as_mut() {
@@ -626,7 +626,7 @@ impl Console {
         if let Some(t) = transfer_due {
             wake.at(t);
         }
-        if self.display.wants(1, self.generation()) || self.ui.dirty {
+        if self.display.wants(1, self.pane.generation) || self.ui.dirty {
             wake.at(self.display.due_at(now, self.pane.sync_until()));
         }
         if let Some(t) = self.line.retry_at() {
@@ -664,12 +664,6 @@ impl Console {
             self.display.out.flush();
         }
         Ok(ready)
-    }
-
-    /// What the display shows changes with each generation of the pane (the hex view's
-    /// screen counts with it).
-    fn generation(&self) -> u64 {
-        self.pane.generation
     }
 
     fn keys(&mut self) {
@@ -779,11 +773,11 @@ impl Console {
             // The row under the message is drawn again.
             self.ui.dirty = true;
         }
-        let wanted = self.display.wants(1, self.generation()) || self.ui.dirty;
+        let wanted = self.display.wants(1, self.pane.generation) || self.ui.dirty;
         if !wanted || self.exit.is_some() || self.pane.sync_hold(now).is_some() || !self.display.ready(now) {
             return;
         }
-        let generation = self.generation();
+        let generation = self.pane.generation;
         let rows = self.size.rows as usize;
         let term = if self.hex.is_some() { &mut self.hex_term } else { &mut self.pane.term };
         let frame = self.display.compose(term, (1, generation), &mut self.ui, false, |presenter, ui, frame| {

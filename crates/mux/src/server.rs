@@ -1267,7 +1267,6 @@ impl Server {
     fn command(&mut self, i: usize, id: u64, cmd: Cmd) {
         let Some(s) = self.session(id) else { return };
         let (count, current, size, cwd) = (s.vtys.len(), s.current, s.size, s.cwd.clone());
-        let current_name = s.vtys.get(current).map(|v| printable(&v.name)).unwrap_or_default();
         match cmd {
             Cmd::NewVty => match self.make_vty(VtySpec::Program { argv: Vec::new(), cwd }, size) {
                 Ok(v) => {
@@ -1291,7 +1290,11 @@ impl Server {
             }
             Cmd::Choose => self.clients[i].ui.choose(current, count),
             Cmd::Rename => self.clients[i].ui.ask(Cmd::Rename, "rename vty", None),
-            Cmd::Kill => self.clients[i].ui.confirm(Cmd::Kill, format!("kill vty {current} ({current_name})?")),
+            Cmd::Kill => {
+                let name = self.session(id).and_then(|s| s.vtys.get(current)).map(|v| printable(&v.name));
+                let question = format!("kill vty {current} ({})?", name.unwrap_or_default());
+                self.clients[i].ui.confirm(Cmd::Kill, question)
+            }
         }
     }
 
@@ -1330,7 +1333,11 @@ impl Server {
             v.activity = false;
             v.bell = false;
             let shared = viewers.get(&v.id).copied().unwrap_or(0) > 1;
-            let names: Vec<String> = s.vtys.iter().map(|v| v.name.clone()).collect();
+            // The vtys' names only for the list that shows them (not a copy every frame).
+            let names: Vec<String> = match c.ui.mode {
+                crate::ui::Mode::Choose { .. } => s.vtys.iter().map(|v| v.name.clone()).collect(),
+                _ => Vec::new(),
+            };
             let status = (status_on && c.rows >= 2).then(|| status_row(s, c.cols as usize));
             let v = &mut s.vtys[s.current];
             let rows = c.rows as usize;
