@@ -180,9 +180,15 @@ impl Sharing {
         Instant::now() >= self.ends
     }
 
+    /// Parses all of `chunk`, in as many turns as it takes (a loaded machine can end a turn
+    /// part way, as `run`'s loop then goes on in the next).
     #[cfg(test)]
     fn feed(&mut self, term: &mut Terminal, chunk: &[u8]) {
-        self.feed_until(term, chunk, |_| true);
+        let mut done = self.feed_until(term, chunk, |_| true);
+        while done < chunk.len() {
+            *self = Sharing::new(Instant::now(), self.offer);
+            done += self.feed_until(term, &chunk[done..], |_| true);
+        }
     }
 
     /// Parses `chunk` while `go_on` says so, asked after each piece; returns how many bytes were
